@@ -1,0 +1,48 @@
+/**
+ * Every error code the runtime raises at its public boundary, in one place.
+ *
+ * Local errors use string codes (as the MCP SDK does for `REQUEST_TIMEOUT`); errors that arrive over
+ * the wire keep MCP's numeric JSON-RPC code in `details.mcpCode`.
+ */
+export const ErrorCode = {
+  /** A configuration value is missing, misspelled or of the wrong type. */
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  /** An argument to a public method is not what the method takes. */
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  /** Two things were registered under one name. */
+  DUPLICATE_NAME: 'DUPLICATE_NAME',
+  /** A name was looked up that nothing was registered under. */
+  NOT_FOUND: 'NOT_FOUND',
+
+  /** The server process could not be spawned at all (ENOENT, EACCES, bad cwd). Not retried. */
+  SPAWN_FAILED: 'SPAWN_FAILED',
+  /** The server process exited before or during the MCP initialize handshake. */
+  SERVER_EXITED: 'SERVER_EXITED',
+  /** The initialize handshake did not finish within `startTimeoutMs`. */
+  START_TIMEOUT: 'START_TIMEOUT',
+  /** The initialize handshake failed for another reason (protocol error, bad answer). */
+  HANDSHAKE_FAILED: 'HANDSHAKE_FAILED',
+  /** The server crashed or its transport closed while it was running. */
+  SERVER_CRASHED: 'SERVER_CRASHED',
+  /** A ping did not come back within the ping interval: the server is hung. */
+  PING_TIMEOUT: 'PING_TIMEOUT',
+  /** A message from the server exceeded `maxMessageBytes`; the connection was closed. */
+  MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
+
+  /** The method needs a connection and there is none (for example after `disconnect()`). */
+  NOT_CONNECTED: 'NOT_CONNECTED',
+  /** The connection was lost while the request was in flight; no answer can come. */
+  CONNECTION_LOST: 'CONNECTION_LOST',
+  /** The request did not complete within its deadline; MCP cancellation was sent. */
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  /** The caller aborted the request through its `AbortSignal`; MCP cancellation was sent. */
+  CANCELLED: 'CANCELLED',
+  /** The server is in ERROR (restart intensity exceeded or a start that cannot succeed). */
+  SERVER_IN_ERROR: 'SERVER_IN_ERROR',
+  /** `stop()` was called while the request was waiting for the server to start. */
+  SERVER_STOPPED: 'SERVER_STOPPED',
+  /** The server answered the request with a JSON-RPC error. */
+  PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

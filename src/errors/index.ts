@@ -1,0 +1,3 @@
+export { ErrorCode } from './codes.js';
+export { McpActorsError, isMcpActorsError, messageOf, type ErrorDetails, type McpActorsErrorOptions } from './mcp-actors-error.js';
+export { ConfigError, isConfigError, type ConfigProblem } from './config-error.js';

@@ -1,0 +1,3 @@
+export * from './errors/index.js';
+export * from './config/server-config.js';
+export { ServerState } from './machines/server-states.js';

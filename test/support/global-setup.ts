@@ -1,0 +1,51 @@
+/**
+ * Suite-wide guard: every process group the runtime spawns during the run is logged (see
+ * `src/actors/process-groups.ts`, and the fixture server logs itself and its grandchild too). At
+ * the end, any of them still alive fails the run — after being killed, so one failure does not
+ * leave debris for the next run.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { groupMembers, isProcessAlive } from '../../src/actors/process-table.js';
+
+export default function setup(): () => Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-pids-'));
+  const log = join(dir, 'pids.log');
+  writeFileSync(log, '');
+  process.env.MCP_ACTORS_PID_LOG = log;
+
+  return async () => {
+    const entries = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ').map(Number) as [number, number]);
+    const survivors = await waitForSurvivors(entries, 3_000);
+    rmSync(dir, { recursive: true, force: true });
+    if (survivors.length > 0) {
+      for (const pid of survivors) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      throw new Error(
+        `processes started by the tests were still alive after the run (killed now): ${survivors.join(', ')}`,
+      );
+    }
+  };
+}
+
+async function waitForSurvivors(entries: [number, number][], graceMs: number): Promise<number[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const alive = new Set<number>();
+    for (const [pid, pgid] of entries) {
+      if (isProcessAlive(pid)) alive.add(pid);
+      for (const member of groupMembers(pgid)) alive.add(member);
+    }
+    if (alive.size === 0 || Date.now() > deadline) return [...alive];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
