@@ -1,1 +1,7 @@
-export {};
+export {
+  fixtureArgs,
+  fixtureServerConfig,
+  fixtureServerPath,
+  type FixtureOptions,
+  type FixtureServerConfig,
+} from './fixture.js';

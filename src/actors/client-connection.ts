@@ -1,0 +1,86 @@
+/**
+ * A `ServerConnection` over an SDK `Client`, whatever the transport: it knows how the connection
+ * ended and tells the machine once, unless the end was asked for with `close()`.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
+import type { ConnectionEnded, McpCapabilityMetadata, ServerConnection } from '../machines/server-io.js';
+
+export interface ClientConnectionParts {
+  readonly serverName: string;
+  readonly client: Client;
+  readonly pid: number | undefined;
+  /** Closes the underlying transport (and process); never rejects. */
+  readonly closeTransport: () => Promise<void>;
+  readonly protocolVersion: string | undefined;
+}
+
+export class ClientConnection implements ServerConnection {
+  readonly client: Client;
+  readonly pid: number | undefined;
+  readonly capabilities: McpCapabilityMetadata;
+  readonly serverInfo: { readonly name: string; readonly version: string } | undefined;
+  readonly protocolVersion: string | undefined;
+  private readonly serverName: string;
+  private readonly closeTransport: () => Promise<void>;
+  private readonly listeners = new Set<(ended: ConnectionEnded) => void>();
+  private ended: ConnectionEnded | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(parts: ClientConnectionParts) {
+    this.client = parts.client;
+    this.pid = parts.pid;
+    this.serverName = parts.serverName;
+    this.closeTransport = parts.closeTransport;
+    const raw = (parts.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+    this.capabilities = {
+      tools: raw.tools !== undefined,
+      resources: raw.resources !== undefined,
+      prompts: raw.prompts !== undefined,
+      raw,
+    };
+    const info = parts.client.getServerVersion();
+    this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
+    this.protocolVersion = parts.protocolVersion;
+  }
+
+  /** Called by the transport glue when the connection ends, asked for or not. First call wins. */
+  markEnded(ended: ConnectionEnded): void {
+    if (this.ended) return;
+    this.ended = ended;
+    if (this.closing) return;
+    for (const listener of [...this.listeners]) listener(ended);
+  }
+
+  endedWith(): ConnectionEnded | undefined {
+    return this.ended;
+  }
+
+  onEnded(listener: (ended: ConnectionEnded) => void): () => void {
+    if (this.ended && !this.closing) {
+      const ended = this.ended;
+      queueMicrotask(() => listener(ended));
+      return () => undefined;
+    }
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    await this.client.ping({ timeout: timeoutMs });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.markEnded({
+        normal: true,
+        error: new McpActorsError(ErrorCode.CONNECTION_LOST, `the connection to server "${this.serverName}" was closed`, {
+          details: { server: this.serverName },
+        }),
+      });
+      await this.closeTransport();
+    })();
+    return this.closing;
+  }
+}

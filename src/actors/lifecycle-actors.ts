@@ -1,0 +1,53 @@
+/**
+ * The transport-independent I/O of the server machine: closing what was spawned, watching a
+ * connection for its end, and the optional ping liveness probe.
+ */
+import { fromCallback, fromPromise } from 'xstate';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import type { ServerConnection, ServerHandle } from '../machines/server-io.js';
+import type { ServerEvent } from '../machines/server-machine.js';
+
+export const closeServer = fromPromise<void, { handle: ServerHandle | undefined }>(async ({ input }) => {
+  await input.handle?.close();
+});
+
+export const watchServer = fromCallback<ServerEvent, { connection: ServerConnection }>(({ input, sendBack }) =>
+  input.connection.onEnded((ended) => sendBack({ type: 'server.ended', ended })),
+);
+
+/** Pings every `intervalMs`; one ping unanswered within the interval reports the server hung. */
+export const pingServer = fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(
+  ({ input, sendBack }) => {
+    const { connection, intervalMs } = input;
+    if (intervalMs <= 0) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const schedule = (): void => {
+      timer = setTimeout(() => {
+        connection.ping(intervalMs).then(
+          () => {
+            if (!stopped) schedule();
+          },
+          (error: unknown) => {
+            if (stopped || connection.endedWith()) return;
+            sendBack({
+              type: 'ping.failed',
+              error: new McpActorsError(
+                ErrorCode.PING_TIMEOUT,
+                `server did not answer a ping within ${intervalMs} ms (${messageOf(error)}); it is treated as hung and restarted`,
+                { cause: error, details: { pid: connection.pid, intervalMs } },
+              ),
+            });
+          },
+        );
+      }, intervalMs);
+      timer.unref?.();
+    };
+    schedule();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  },
+);

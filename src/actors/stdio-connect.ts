@@ -1,0 +1,114 @@
+/**
+ * `connectServer` for stdio: spawn the process (in its own group, see StdioProcessTransport), hand
+ * the machine a handle to it at once — so a stop at any moment can close it — then run the
+ * handshake and report how the process ended if it ends.
+ */
+import type { CallbackLogicFunction } from 'xstate';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import type { ConnectInput, ServerHandle } from '../machines/server-io.js';
+import type { ServerEvent } from '../machines/server-machine.js';
+import type { ClientConnection } from './client-connection.js';
+import { handshake } from './connect-client.js';
+import { serverEnvironment } from './server-environment.js';
+import { describeExit, StdioProcessTransport, type ProcessExit } from './stdio-process-transport.js';
+
+type ConnectParams = Parameters<CallbackLogicFunction<ServerEvent, ServerEvent, ConnectInput>>[0];
+
+export function connectStdioServer({ input, sendBack }: ConnectParams): () => void {
+  const { config } = input;
+  const transport = new StdioProcessTransport({
+    command: config.command ?? '',
+    args: config.args,
+    env: serverEnvironment(config.env),
+    cwd: config.cwd,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    maxMessageBytes: config.maxMessageBytes,
+    stderrLines: config.stderrLines,
+    serverName: config.name,
+  });
+  let active = true;
+  let handedOver = false;
+  const started = transport.start();
+  const handle: ServerHandle = {
+    get pid() {
+      return transport.pid;
+    },
+    close: async () => {
+      await started.catch(() => undefined);
+      await transport.close();
+    },
+  };
+  sendBack({ type: 'server.spawned', handle });
+
+  void (async () => {
+    try {
+      await started;
+    } catch (error) {
+      if (active) sendBack({ type: 'server.startFailed', error: spawnError(error, config.name), retryable: false });
+      return;
+    }
+    let connection: ClientConnection | undefined;
+    // Installed before the SDK's own onclose (which it chains after this one), so the exit is
+    // known before pending requests are rejected.
+    transport.onclose = () => {
+      const exit = transport.exit;
+      if (connection && exit) connection.markEnded(endedBy(exit, config.name));
+    };
+    try {
+      connection = await handshake({ config, transport, pid: transport.pid, closeTransport: () => handle.close() });
+    } catch (error) {
+      if (!active) return;
+      const exit = transport.exit ?? (await settleSoon(transport.exited));
+      sendBack({ type: 'server.startFailed', error: handshakeError(error, exit, config.name), retryable: true });
+      return;
+    }
+    const exit = transport.exit;
+    if (exit) connection.markEnded(endedBy(exit, config.name));
+    if (!active) return;
+    handedOver = true;
+    sendBack({ type: 'server.connected', connection });
+  })();
+
+  return () => {
+    active = false;
+    if (!handedOver) void handle.close();
+  };
+}
+
+function endedBy(exit: ProcessExit, serverName: string): { normal: boolean; error: McpActorsError } {
+  const error =
+    exit.reason ??
+    new McpActorsError(ErrorCode.SERVER_CRASHED, describeExit(exit, serverName), {
+      details: { server: serverName, code: exit.code, signal: exit.signal, stderrTail: exit.stderrTail },
+    });
+  return { normal: exit.normal && !exit.reason, error };
+}
+
+function spawnError(error: unknown, serverName: string): McpActorsError {
+  if (isMcpActorsError(error)) return error;
+  return new McpActorsError(ErrorCode.SPAWN_FAILED, `could not spawn server "${serverName}": ${messageOf(error)}`, {
+    cause: error,
+    details: { server: serverName },
+  });
+}
+
+function handshakeError(error: unknown, exit: ProcessExit | undefined, serverName: string): McpActorsError {
+  if (exit && !exit.requested) {
+    return new McpActorsError(
+      ErrorCode.SERVER_EXITED,
+      `${describeExit(exit, serverName)} — before the MCP initialize handshake finished; check the command and its arguments`,
+      { cause: exit.reason ?? error, details: { server: serverName, code: exit.code, signal: exit.signal, stderrTail: exit.stderrTail } },
+    );
+  }
+  return new McpActorsError(
+    ErrorCode.HANDSHAKE_FAILED,
+    `the MCP initialize handshake with server "${serverName}" failed: ${messageOf(error)}`,
+    { cause: error, details: { server: serverName } },
+  );
+}
+
+/** The exit, if it comes within a moment (a handshake failure often precedes the exit event). */
+function settleSoon(exited: Promise<ProcessExit>): Promise<ProcessExit | undefined> {
+  return Promise.race([exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 250))]);
+}

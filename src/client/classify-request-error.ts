@@ -1,0 +1,60 @@
+/**
+ * Turns whatever the SDK threw for a request into one classified error of the family. The SDK
+ * rejects a timeout and an abort alike with -32001, so the caller's signal tells them apart.
+ */
+import { ErrorCode as McpErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import type { ServerConnection } from '../machines/server-io.js';
+
+export interface RequestContext {
+  readonly server: string;
+  /** What was asked, for messages: `call "echo"`, `tools/list`. */
+  readonly what: string;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly connection: ServerConnection;
+}
+
+export function classifyRequestError(error: unknown, context: RequestContext): McpActorsError {
+  const { server, what, timeoutMs, signal, connection } = context;
+  const details = { server, request: what };
+  if (signal?.aborted) {
+    return new McpActorsError(
+      ErrorCode.CANCELLED,
+      `${what} on server "${server}" was cancelled by the caller; MCP cancellation was sent`,
+      { cause: signal.reason ?? error, details },
+    );
+  }
+  const ended = connection.endedWith();
+  if (ended || isConnectionClosed(error)) {
+    const reason = ended ? `: ${ended.error.message}` : '';
+    return new McpActorsError(
+      ErrorCode.CONNECTION_LOST,
+      `the connection to server "${server}" was lost during ${what}${reason}; the server is restarted per its restart policy, so the call may be retried`,
+      { cause: ended?.error ?? error, details },
+    );
+  }
+  if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
+    return new McpActorsError(
+      ErrorCode.REQUEST_TIMEOUT,
+      `${what} on server "${server}" got no answer within ${timeoutMs} ms; MCP cancellation was sent. Raise timeoutMs (or callTimeoutMs) if the tool is slow`,
+      { cause: error, details: { ...details, timeoutMs } },
+    );
+  }
+  if (error instanceof McpError) {
+    return new McpActorsError(ErrorCode.PROTOCOL_ERROR, `server "${server}" answered ${what} with an error: ${error.message}`, {
+      cause: error,
+      details: { ...details, mcpCode: error.code, data: error.data },
+    });
+  }
+  if (isMcpActorsError(error)) return error;
+  return new McpActorsError(ErrorCode.CONNECTION_LOST, `${what} on server "${server}" failed: ${messageOf(error)}`, {
+    cause: error,
+    details,
+  });
+}
+
+function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === McpErrorCode.ConnectionClosed;
+}

@@ -1,0 +1,295 @@
+/**
+ * `McpClient`: a handle over one supervised MCP server actor. Calls start a stopped server
+ * (lazy start), wait through restarts until their own deadline, and end exactly once: with the
+ * server's answer (`isError: true` included) or with a classified `McpActorsError`.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { BehaviorSubject, distinctUntilChanged, Subject, type Observable } from 'rxjs';
+import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import type { McpServerConfig, ResolvedServerConfig } from '../config/server-config.js';
+import { validateServerConfig } from '../config/validate-server-config.js';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
+import type { McpCapabilityMetadata, ServerConnection } from '../machines/server-io.js';
+import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
+import type { ServerState } from '../machines/server-states.js';
+import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
+import { awaitConnection, serverInErrorError } from './await-connection.js';
+import { classifyRequestError } from './classify-request-error.js';
+
+export interface McpClientOptions {
+  /** Replace the I/O of the machine (tests, custom transports). */
+  readonly actors?: Partial<ServerActors>;
+  readonly clock?: ServerClock;
+  /** Any XState inspection observer, e.g. `createBrowserInspector().inspect` or `@statelyai/inspect`. */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** The server actor's `systemId` (default `server:<name>`). */
+  readonly systemId?: string;
+}
+
+export interface RequestOptions {
+  /** Deadline of this request from when it is made, waiting for a start included (default `callTimeoutMs`). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** A snapshot of the server for status displays. */
+export interface McpServerStatus {
+  readonly name: string;
+  readonly state: ServerState;
+  readonly pid: number | undefined;
+  readonly restarts: number;
+  readonly nextAttemptAt: number | undefined;
+  readonly lastError: McpActorsError | undefined;
+  readonly uptimeMs: number | undefined;
+  readonly callsInFlight: number;
+  readonly capabilities: McpCapabilityMetadata | undefined;
+  readonly serverInfo: { readonly name: string; readonly version: string } | undefined;
+}
+
+let callSequence = 0;
+
+/**
+ * A supervised MCP server and the way to talk to it.
+ *
+ * @example
+ * await using client = new McpClient({ name: 'everything', command: 'node', args: ['server.js', 'stdio'] });
+ * const tools = await client.listTools();          // starts the server on first use
+ * const result = await client.callTool('echo', { message: 'hi' }, { timeoutMs: 5_000 });
+ */
+export class McpClient implements AsyncDisposable {
+  readonly name: string;
+  readonly config: ResolvedServerConfig;
+  /** The server's public state, replaying the current one to each new subscriber. */
+  readonly state$: Observable<ServerState>;
+  /** Fires when the server says its tool list changed (the cached list is dropped first). */
+  readonly toolsChanged$: Observable<void>;
+  private readonly serverActor: Actor<typeof serverMachine>;
+  private readonly states: BehaviorSubject<ServerState>;
+  private readonly toolsChanged = new Subject<void>();
+  private toolCache: { connection: ServerConnection; tools: Promise<Tool[]> } | undefined;
+  private watchedConnection: ServerConnection | undefined;
+  private disposed = false;
+
+  constructor(config: McpServerConfig, options: McpClientOptions = {}) {
+    this.config = validateServerConfig(config);
+    this.name = this.config.name;
+    const machine = serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } });
+    this.serverActor = createActor(machine, {
+      input: { config: this.config, ...(options.clock ? { clock: options.clock } : {}) },
+      systemId: options.systemId ?? `server:${this.name}`,
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+    });
+    this.states = new BehaviorSubject<ServerState>('STOPPED');
+    this.state$ = this.states.pipe(distinctUntilChanged());
+    this.toolsChanged$ = this.toolsChanged.asObservable();
+    this.serverActor.subscribe({ next: (snapshot) => this.onSnapshot(snapshot) });
+    this.serverActor.start();
+  }
+
+  /** The current public state: STOPPED, STARTING, RUNNING, STOPPING or ERROR. */
+  get state(): ServerState {
+    return publicStateOf(this.serverActor.getSnapshot());
+  }
+
+  /** The underlying XState actor, for inspection. */
+  get actor(): Actor<typeof serverMachine> {
+    return this.serverActor;
+  }
+
+  /** What the server said it can do in the last handshake. */
+  get capabilities(): McpCapabilityMetadata | undefined {
+    return this.serverActor.getSnapshot().context.connection?.capabilities;
+  }
+
+  status(): McpServerStatus {
+    const snapshot = this.serverActor.getSnapshot();
+    const { context } = snapshot;
+    return {
+      name: this.name,
+      state: publicStateOf(snapshot),
+      pid: context.handle?.pid,
+      restarts: context.restartCount,
+      nextAttemptAt: context.nextAttemptAt,
+      lastError: context.lastError,
+      uptimeMs: context.runningSince === undefined ? undefined : context.clock.now() - context.runningSince,
+      callsInFlight: context.inFlight.length,
+      capabilities: context.connection?.capabilities,
+      serverInfo: context.connection?.serverInfo,
+    };
+  }
+
+  /** Starts the server (or restarts it from ERROR); resolves once it is RUNNING. */
+  async start(options: RequestOptions = {}): Promise<void> {
+    this.assertUsable('start()');
+    if (this.state === 'ERROR') this.serverActor.send({ type: 'server.start' });
+    await this.connection('start()', options);
+  }
+
+  /** Stops the server cleanly; resolves once no process of it is left. Calls waiting for a start fail. */
+  async stop(): Promise<void> {
+    if (this.state === 'STOPPED' || this.state === 'ERROR') {
+      if (this.state === 'ERROR') this.serverActor.send({ type: 'server.stop' });
+      return;
+    }
+    this.serverActor.send({ type: 'server.stop' });
+    await this.settled();
+  }
+
+  /** A clean stop and a fresh start; the tool cache is cleared. Resolves once RUNNING again. */
+  async reconnect(options: RequestOptions = {}): Promise<void> {
+    this.assertUsable('reconnect()');
+    this.toolCache = undefined;
+    this.serverActor.send({ type: 'server.reconnect' });
+    await this.connection('reconnect()', options);
+  }
+
+  /** Every tool the server offers (all pages), cached until the list changes or the server restarts. */
+  async listTools(options: RequestOptions = {}): Promise<Tool[]> {
+    this.assertUsable('listTools()');
+    const what = 'tools/list';
+    const { connection, deadline, timeoutMs } = await this.connectionWithDeadline(what, options);
+    if (this.toolCache?.connection === connection) return this.toolCache.tools;
+    const tools = this.track(connection, async () => {
+      const all: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: Math.max(1, deadline - Date.now()),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        all.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return all;
+    }).catch((error: unknown) => {
+      if (this.toolCache?.tools === tools) this.toolCache = undefined;
+      throw classifyRequestError(error, { server: this.name, what, timeoutMs, signal: options.signal, connection });
+    });
+    this.toolCache = { connection, tools };
+    return tools;
+  }
+
+  /**
+   * Calls a tool. Resolves with the server's answer — a tool failure is an answer with
+   * `isError: true` and its text in `content[0].text`. Rejects only when no answer can come:
+   * REQUEST_TIMEOUT, CANCELLED, CONNECTION_LOST, SERVER_IN_ERROR, SERVER_STOPPED, or
+   * PROTOCOL_ERROR when the server answers with a JSON-RPC error.
+   */
+  async callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
+    this.assertUsable('callTool()');
+    if (typeof name !== 'string' || name.length === 0) {
+      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'callTool(name, args) needs the tool name as a non-empty string', {
+        details: { server: this.name, name },
+      });
+    }
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw new McpActorsError(
+        ErrorCode.INVALID_ARGUMENT,
+        `callTool("${name}", args) needs args as a plain object of named arguments, got ${Array.isArray(args) ? 'an array' : String(args)}`,
+        { details: { server: this.name, name } },
+      );
+    }
+    const what = `call "${name}"`;
+    const { connection, deadline, timeoutMs } = await this.connectionWithDeadline(what, options);
+    try {
+      return (await this.track(connection, () =>
+        connection.client.callTool({ name, arguments: args }, undefined, {
+          timeout: Math.max(1, deadline - Date.now()),
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
+      )) as CallToolResult;
+    } catch (error) {
+      throw classifyRequestError(error, { server: this.name, what, timeoutMs, signal: options.signal, connection });
+    }
+  }
+
+  /** Stops the server and the actor; the client cannot be used afterwards. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.disposed) return;
+    await this.stop();
+    this.disposed = true;
+    this.serverActor.stop();
+    this.states.complete();
+    this.toolsChanged.complete();
+  }
+
+  /** Same as `await using`'s disposal. */
+  dispose(): Promise<void> {
+    return this[Symbol.asyncDispose]();
+  }
+
+  private async connection(what: string, options: RequestOptions): Promise<ServerConnection> {
+    return (await this.connectionWithDeadline(what, options)).connection;
+  }
+
+  private async connectionWithDeadline(
+    what: string,
+    options: RequestOptions,
+  ): Promise<{ connection: ServerConnection; deadline: number; timeoutMs: number }> {
+    const timeoutMs = options.timeoutMs ?? this.config.callTimeoutMs;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
+      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`, {
+        details: { server: this.name },
+      });
+    }
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const connection = await awaitConnection(this.serverActor, { what, deadline, timeoutMs, signal: options.signal });
+      // The server may have moved on between "RUNNING" and now; wait again for the next connection.
+      if (this.serverActor.getSnapshot().context.connection === connection) return { connection, deadline, timeoutMs };
+      if (this.state === 'ERROR') throw serverInErrorError(this.serverActor.getSnapshot(), what);
+    }
+  }
+
+  /** Counts a request as in flight (so idle stop waits for it) while `work` runs. */
+  private async track<T>(connection: ServerConnection, work: () => Promise<T>): Promise<T> {
+    const callId = `${this.name}#${++callSequence}`;
+    if (this.serverActor.getSnapshot().context.connection === connection) {
+      this.serverActor.send({ type: 'call.started', callId });
+    }
+    try {
+      return await work();
+    } finally {
+      this.serverActor.send({ type: 'call.ended', callId });
+    }
+  }
+
+  private onSnapshot(snapshot: ServerSnapshot): void {
+    this.states.next(publicStateOf(snapshot));
+    const connection = snapshot.context.connection;
+    if (connection && connection !== this.watchedConnection) {
+      this.watchedConnection = connection;
+      this.toolCache = undefined;
+      connection.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        if (this.toolCache?.connection === connection) this.toolCache = undefined;
+        this.toolsChanged.next();
+      });
+    }
+  }
+
+  private settled(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = (snapshot: ServerSnapshot): boolean => {
+        const state = publicStateOf(snapshot);
+        return state === 'STOPPED' || state === 'ERROR';
+      };
+      if (check(this.serverActor.getSnapshot())) return resolve();
+      const subscription = this.serverActor.subscribe((snapshot) => {
+        if (check(snapshot)) {
+          subscription.unsubscribe();
+          resolve();
+        }
+      });
+    });
+  }
+
+  private assertUsable(what: string): void {
+    if (this.disposed) {
+      throw new McpActorsError(ErrorCode.NOT_CONNECTED, `${what} on server "${this.name}" after the client was disposed; create a new McpClient`, {
+        details: { server: this.name },
+      });
+    }
+  }
+}

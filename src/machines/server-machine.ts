@@ -1,0 +1,300 @@
+/**
+ * The supervised MCP server as a statechart. Pure: it decides, the actors it invokes do the I/O
+ * (`connectServer`, `closeServer`, `watchServer`, `pingServer`, provided by `src/actors/`).
+ *
+ *   stopped ──start──▶ starting(connecting ─▶ failing ─▶ deciding ─▶ waiting ─▶ connecting …)
+ *      ▲                   │ connected                      │ gives up
+ *      │                   ▼                                ▼
+ *   stopping ◀──stop── running(idle ⇄ busy)               error ──start/reconnect──▶ starting
+ *
+ * Public names: STOPPED, STARTING (spawn, handshake, and the wait between restarts), RUNNING,
+ * STOPPING, ERROR — see `server-states.ts`.
+ */
+import { assign, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xstate';
+import type { ResolvedServerConfig } from '../config/server-config.js';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
+import { backoffDelay } from './backoff.js';
+import { restartsInWindow, withinIntensity } from './restart-intensity.js';
+import type { ConnectEvent, ConnectInput, ConnectionEnded, ServerConnection, ServerHandle } from './server-io.js';
+import { PUBLIC_STATE_OF, type ServerMachineTopState, type ServerState } from './server-states.js';
+
+/** Time and chance, passed in so tests can fix them. */
+export interface ServerClock {
+  now(): number;
+  random(): number;
+}
+
+export const systemClock: ServerClock = { now: () => Date.now(), random: () => Math.random() };
+
+export interface ServerMachineInput {
+  readonly config: ResolvedServerConfig;
+  readonly clock?: ServerClock;
+}
+
+/** What happens once `stopping` has closed the server. */
+type AfterStop = 'stopped' | 'error' | 'start';
+
+export interface ServerContext {
+  readonly config: ResolvedServerConfig;
+  readonly clock: ServerClock;
+  /** What must be closed: set as soon as something was spawned, kept until it is closed. */
+  readonly handle: ServerHandle | undefined;
+  readonly connection: ServerConnection | undefined;
+  readonly generation: number;
+  /** Automatic restarts still inside the intensity window (their times). */
+  readonly restartTimes: readonly number[];
+  /** Automatic restarts since the last explicit start. */
+  readonly restartCount: number;
+  /** When the next start attempt is due, while waiting between restarts. */
+  readonly nextAttemptAt: number | undefined;
+  /** Whether the last failure may be retried (a command that does not exist may not). */
+  readonly retryable: boolean;
+  readonly lastError: McpActorsError | undefined;
+  /** Ids of the calls in flight on the current connection. */
+  readonly inFlight: readonly string[];
+  readonly afterStop: AfterStop;
+  readonly runningSince: number | undefined;
+}
+
+export type ServerEvent =
+  | { readonly type: 'server.start' }
+  | { readonly type: 'server.stop' }
+  | { readonly type: 'server.reconnect' }
+  | { readonly type: 'call.started'; readonly callId: string }
+  | { readonly type: 'call.ended'; readonly callId: string }
+  | { readonly type: 'server.ended'; readonly ended: ConnectionEnded }
+  | { readonly type: 'ping.failed'; readonly error: McpActorsError }
+  | ConnectEvent;
+
+function notProvided(name: string): never {
+  throw new Error(`the server machine's "${name}" actor was not provided; use serverMachine.provide({ actors })`);
+}
+
+export const serverMachine = setup({
+  types: {
+    context: {} as ServerContext,
+    events: {} as ServerEvent,
+    input: {} as ServerMachineInput,
+  },
+  actors: {
+    connectServer: fromCallback<ServerEvent, ConnectInput>(() => notProvided('connectServer')),
+    closeServer: fromPromise<void, { handle: ServerHandle | undefined }>(async () => notProvided('closeServer')),
+    watchServer: fromCallback<ServerEvent, { connection: ServerConnection }>(() => notProvided('watchServer')),
+    pingServer: fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(() =>
+      notProvided('pingServer'),
+    ),
+  },
+  guards: {
+    mustGiveUp: ({ context }) =>
+      !context.retryable ||
+      context.config.restart === 'temporary' ||
+      !withinIntensity(context.restartTimes, context.clock.now(), context.config),
+    isTemporary: ({ context }) => context.config.restart === 'temporary',
+    isTransientAfterNormalExit: ({ context, event }) =>
+      event.type === 'server.ended' && event.ended.normal && context.config.restart !== 'permanent',
+    idleStopEnabled: ({ context }) => context.config.idleStopMs > 0,
+    isLastCallInFlight: ({ context, event }) =>
+      event.type === 'call.ended' && context.inFlight.length === 1 && context.inFlight[0] === event.callId,
+    shouldStartAfterStop: ({ context }) => context.afterStop === 'start',
+    shouldFailAfterStop: ({ context }) => context.afterStop === 'error',
+  },
+  actions: {
+    beginAttempt: assign({
+      generation: ({ context }) => context.generation + 1,
+      nextAttemptAt: undefined,
+    }),
+    rememberHandle: assign({
+      handle: ({ event }) => (event.type === 'server.spawned' ? event.handle : undefined),
+    }),
+    rememberConnection: assign(({ event, context }) =>
+      event.type === 'server.connected'
+        ? {
+            connection: event.connection,
+            handle: event.connection,
+            lastError: undefined,
+            runningSince: context.clock.now(),
+          }
+        : {},
+    ),
+    recordStartFailure: assign(({ event }) =>
+      event.type === 'server.startFailed' ? { lastError: event.error, retryable: event.retryable } : {},
+    ),
+    recordStartTimeout: assign({
+      retryable: true,
+      lastError: ({ context }) =>
+        new McpActorsError(
+          ErrorCode.START_TIMEOUT,
+          `server "${context.config.name}" did not finish the MCP initialize handshake within ${context.config.startTimeoutMs} ms; ` +
+            'check that the command starts an MCP server on stdio, or raise startTimeoutMs',
+          { details: { server: context.config.name, startTimeoutMs: context.config.startTimeoutMs } },
+        ),
+    }),
+    recordEnded: assign(({ event }) => {
+      if (event.type === 'server.ended') return { lastError: event.ended.error, retryable: true };
+      if (event.type === 'ping.failed') return { lastError: event.error, retryable: true };
+      return {};
+    }),
+    recordRestart: assign(({ context }) => {
+      const now = context.clock.now();
+      const window = restartsInWindow(context.restartTimes, now, context.config.periodMs);
+      const delay = backoffDelay(context.config.backoff, window.length, context.clock.random());
+      return {
+        restartTimes: [...window, now],
+        restartCount: context.restartCount + 1,
+        nextAttemptAt: now + delay,
+      };
+    }),
+    resetRestarts: assign({ restartTimes: [], restartCount: 0, retryable: true }),
+    forgetConnection: assign({ handle: undefined, connection: undefined, runningSince: undefined }),
+    addCall: assign({
+      inFlight: ({ context, event }) => (event.type === 'call.started' ? [...context.inFlight, event.callId] : context.inFlight),
+    }),
+    removeCall: assign({
+      inFlight: ({ context, event }) =>
+        event.type === 'call.ended' ? context.inFlight.filter((id) => id !== event.callId) : context.inFlight,
+    }),
+    clearCalls: assign({ inFlight: [] }),
+    thenStop: assign({ afterStop: 'stopped' as AfterStop }),
+    thenStart: assign({ afterStop: 'start' as AfterStop }),
+    thenFail: assign({ afterStop: 'error' as AfterStop }),
+  },
+  delays: {
+    startTimeout: ({ context }) => context.config.startTimeoutMs,
+    idleTimeout: ({ context }) => context.config.idleStopMs,
+    restartDelay: ({ context }) => Math.max(0, (context.nextAttemptAt ?? 0) - context.clock.now()),
+  },
+}).createMachine({
+  id: 'mcpServer',
+  context: ({ input }) => ({
+    config: input.config,
+    clock: input.clock ?? systemClock,
+    handle: undefined,
+    connection: undefined,
+    generation: 0,
+    restartTimes: [],
+    restartCount: 0,
+    nextAttemptAt: undefined,
+    retryable: true,
+    lastError: undefined,
+    inFlight: [],
+    afterStop: 'stopped',
+    runningSince: undefined,
+  }),
+  initial: 'stopped',
+  states: {
+    stopped: {
+      on: {
+        'server.start': { target: 'starting', actions: 'resetRestarts' },
+        'server.reconnect': { target: 'starting', actions: 'resetRestarts' },
+      },
+    },
+    starting: {
+      initial: 'connecting',
+      on: {
+        'server.stop': { target: 'stopping', actions: 'thenStop' },
+        'server.reconnect': { target: 'stopping', actions: ['thenStart'] },
+      },
+      states: {
+        connecting: {
+          entry: 'beginAttempt',
+          invoke: {
+            src: 'connectServer',
+            input: ({ context }) => ({ config: context.config, generation: context.generation }),
+          },
+          on: {
+            'server.spawned': { actions: 'rememberHandle' },
+            'server.connected': { target: '#mcpServer.running', actions: 'rememberConnection' },
+            'server.startFailed': { target: 'failing', actions: 'recordStartFailure' },
+          },
+          after: {
+            startTimeout: { target: 'failing', actions: 'recordStartTimeout' },
+          },
+        },
+        failing: {
+          invoke: {
+            src: 'closeServer',
+            input: ({ context }) => ({ handle: context.handle }),
+            onDone: { target: 'deciding', actions: 'forgetConnection' },
+            onError: { target: 'deciding', actions: 'forgetConnection' },
+          },
+        },
+        deciding: {
+          always: [{ guard: 'mustGiveUp', target: '#mcpServer.error' }, { target: 'waiting', actions: 'recordRestart' }],
+        },
+        waiting: {
+          after: { restartDelay: 'connecting' },
+        },
+      },
+    },
+    running: {
+      initial: 'idle',
+      invoke: [
+        { src: 'watchServer', input: ({ context }) => ({ connection: context.connection! }) },
+        {
+          src: 'pingServer',
+          input: ({ context }) => ({ connection: context.connection!, intervalMs: context.config.pingIntervalMs }),
+        },
+      ],
+      exit: 'clearCalls',
+      on: {
+        'call.started': { target: '.busy', actions: 'addCall' },
+        'call.ended': [{ guard: 'isLastCallInFlight', target: '.idle', actions: 'removeCall' }, { actions: 'removeCall' }],
+        'server.ended': [
+          { guard: 'isTransientAfterNormalExit', target: 'stopping', actions: ['recordEnded', 'thenStop'] },
+          { guard: 'isTemporary', target: 'stopping', actions: ['recordEnded', 'thenFail'] },
+          { target: 'starting.failing', actions: 'recordEnded' },
+        ],
+        'ping.failed': [
+          { guard: 'isTemporary', target: 'stopping', actions: ['recordEnded', 'thenFail'] },
+          { target: 'starting.failing', actions: 'recordEnded' },
+        ],
+        'server.stop': { target: 'stopping', actions: 'thenStop' },
+        'server.reconnect': { target: 'stopping', actions: 'thenStart' },
+      },
+      states: {
+        idle: {
+          after: { idleTimeout: { guard: 'idleStopEnabled', target: '#mcpServer.stopping', actions: 'thenStop' } },
+        },
+        busy: {},
+      },
+    },
+    stopping: {
+      invoke: {
+        src: 'closeServer',
+        input: ({ context }) => ({ handle: context.handle }),
+        onDone: [
+          { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
+          { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
+          { target: 'stopped', actions: 'forgetConnection' },
+        ],
+        onError: [
+          { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
+          { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
+          { target: 'stopped', actions: 'forgetConnection' },
+        ],
+      },
+      on: {
+        'server.start': { actions: 'thenStart' },
+        'server.reconnect': { actions: 'thenStart' },
+        'server.stop': { actions: 'thenStop' },
+      },
+    },
+    error: {
+      on: {
+        'server.stop': 'stopped',
+        'server.start': { target: 'starting', actions: 'resetRestarts' },
+        'server.reconnect': { target: 'starting', actions: 'resetRestarts' },
+      },
+    },
+  },
+});
+
+export type ServerSnapshot = SnapshotFrom<typeof serverMachine>;
+
+/** The public state name (STOPPED, STARTING, RUNNING, STOPPING, ERROR) of a snapshot. */
+export function publicStateOf(snapshot: ServerSnapshot): ServerState {
+  const value = snapshot.value;
+  const top = (typeof value === 'string' ? value : Object.keys(value)[0]) as ServerMachineTopState;
+  return PUBLIC_STATE_OF[top];
+}

@@ -1,0 +1,329 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { McpClient } from '../../../src/client/mcp-client.js';
+import type { McpServerConfig } from '../../../src/config/server-config.js';
+import { isMcpActorsError, type McpActorsError } from '../../../src/errors/index.js';
+import type { ServerState } from '../../../src/machines/server-states.js';
+import { FakeServers } from '../../support/fake-server.js';
+
+const base: McpServerConfig = {
+  name: 'fake',
+  command: 'fake-server',
+  backoff: { initialMs: 100, maxMs: 1_000, factor: 2, jitter: 0 },
+  startTimeoutMs: 1_000,
+  callTimeoutMs: 10_000,
+};
+
+let fakes: FakeServers;
+let clients: McpClient[];
+
+function client(overrides: Partial<McpServerConfig> = {}): McpClient {
+  const created = new McpClient({ ...base, ...overrides }, { actors: { connectServer: fakes.connectServer } });
+  clients.push(created);
+  return created;
+}
+
+const flush = async (ms = 0): Promise<void> => {
+  await vi.advanceTimersByTimeAsync(ms);
+};
+
+async function rejection(promise: Promise<unknown>): Promise<McpActorsError> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (!isMcpActorsError(outcome)) throw new Error(`expected a classified rejection, got ${String(outcome)}`);
+  return outcome;
+}
+
+function textOf(result: { content: unknown }): string {
+  return (result.content as { text: string }[])[0]!.text;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  fakes = new FakeServers();
+  clients = [];
+});
+
+afterEach(async () => {
+  const disposing = Promise.all(clients.map((c) => c.dispose()));
+  await flush(10_000);
+  await disposing;
+  expect(fakes.liveCount).toBe(0);
+  vi.useRealTimers();
+});
+
+describe('McpClient over the server machine (fake connections)', () => {
+  it('starts a stopped server on the first call and answers it', async () => {
+    const c = client();
+    expect(c.state).toBe('STOPPED');
+    const answer = c.callTool('echo', { message: 'hi' });
+    expect(c.state).toBe('STARTING');
+    await flush();
+    expect(textOf(await answer)).toBe('hi');
+    expect(c.state).toBe('RUNNING');
+    expect(fakes.spawns).toBe(1);
+  });
+
+  it('runs every call made while STARTING once the server is up, with one spawn', async () => {
+    const c = client();
+    const answers = [1, 2, 3].map((n) => c.callTool('echo', { message: `m${n}` }));
+    await flush();
+    expect((await Promise.all(answers)).map(textOf)).toEqual(['m1', 'm2', 'm3']);
+    expect(fakes.spawns).toBe(1);
+  });
+
+  it('keeps a waiting call waiting through failed starts and answers it after the restart', async () => {
+    fakes.script.push('fail', 'fail');
+    const c = client();
+    const answer = c.callTool('echo', { message: 'late' });
+    await flush();
+    expect(c.state).toBe('STARTING');
+    expect(c.status().restarts).toBe(1);
+    expect(c.status().nextAttemptAt).toBe(Date.now() + 100);
+    await flush(100);
+    expect(c.status().restarts).toBe(2);
+    await flush(200);
+    expect(textOf(await answer)).toBe('late');
+    expect(fakes.spawns).toBe(3);
+  });
+
+  it('goes to ERROR after more than maxRestarts restarts within periodMs and fails the waiting call', async () => {
+    fakes.script.push(...Array<'fail'>(20).fill('fail'));
+    const c = client({ maxRestarts: 2, periodMs: 60_000 });
+    const answer = rejection(c.callTool('echo', { message: 'x' }));
+    await flush(5_000);
+    const error = await answer;
+    expect(error.code).toBe('SERVER_IN_ERROR');
+    expect(error.message).toContain('fake exited on start');
+    expect(c.state).toBe('ERROR');
+    expect(fakes.spawns).toBe(3);
+    const later = await rejection(c.callTool('echo', { message: 'y' }));
+    expect(later.code).toBe('SERVER_IN_ERROR');
+    expect(fakes.spawns).toBe(3);
+  });
+
+  it('leaves ERROR only through start() or reconnect()', async () => {
+    fakes.script.push('fail', 'fail');
+    const c = client({ maxRestarts: 1 });
+    const failed = rejection(c.start());
+    await flush(1_000);
+    expect((await failed).code).toBe('SERVER_IN_ERROR');
+    const started = c.start();
+    await flush();
+    await started;
+    expect(c.state).toBe('RUNNING');
+    expect(c.status().restarts).toBe(0);
+  });
+
+  it('kills a server whose handshake hangs at startTimeoutMs and starts it again', async () => {
+    fakes.script.push('hang');
+    const c = client();
+    const answer = c.callTool('echo', { message: 'after timeout' });
+    await flush(999);
+    expect(fakes.spawns).toBe(1);
+    await flush(1);
+    expect(c.status().lastError?.code).toBe('START_TIMEOUT');
+    expect(fakes.liveCount).toBe(0);
+    await flush(100);
+    expect(textOf(await answer)).toBe('after timeout');
+    expect(fakes.spawns).toBe(2);
+    expect(fakes.liveCount).toBe(1);
+  });
+
+  it('does not retry a server that cannot be spawned at all', async () => {
+    fakes.script.push('spawn-fail');
+    const c = client();
+    const error = rejection(c.callTool('echo', { message: 'x' }));
+    await flush();
+    expect((await error).code).toBe('SERVER_IN_ERROR');
+    expect((await error).details.reason).toBe('SPAWN_FAILED');
+    expect(fakes.spawns).toBe(1);
+  });
+
+  it('fails the call in flight when the server crashes, restarts it, and the next call succeeds', async () => {
+    const c = client();
+    const started = c.start();
+    await flush();
+    await started;
+    const slow = rejection(c.callTool('sleep', { ms: 5_000 }));
+    await flush();
+    expect(fakes.crash()).toBe(true);
+    await flush();
+    const lost = await slow;
+    expect(lost.code).toBe('CONNECTION_LOST');
+    expect(lost.message).toContain('fake server crashed');
+    expect(c.state).toBe('STARTING');
+    await flush(100);
+    expect(c.state).toBe('RUNNING');
+    const again = c.callTool('echo', { message: 'back' });
+    await flush();
+    expect(textOf(await again)).toBe('back');
+    expect(c.status().restarts).toBe(1);
+  });
+
+  it('does not restart a transient server after a normal exit, but starts it lazily on the next call', async () => {
+    const c = client({ restart: 'transient' });
+    const started = c.start();
+    await flush();
+    await started;
+    fakes.crash(true);
+    await flush(1_000);
+    expect(c.state).toBe('STOPPED');
+    expect(fakes.spawns).toBe(1);
+    const answer = c.callTool('echo', { message: 'lazy' });
+    await flush();
+    expect(textOf(await answer)).toBe('lazy');
+    expect(fakes.spawns).toBe(2);
+  });
+
+  it('restarts a transient server after an abnormal exit', async () => {
+    const c = client({ restart: 'transient' });
+    const started = c.start();
+    await flush();
+    await started;
+    fakes.crash(false);
+    await flush(100);
+    expect(c.state).toBe('RUNNING');
+    expect(fakes.spawns).toBe(2);
+  });
+
+  it('never restarts a temporary server: a crash leaves it in ERROR', async () => {
+    const c = client({ restart: 'temporary' });
+    const started = c.start();
+    await flush();
+    await started;
+    fakes.crash(false);
+    await flush(1_000);
+    expect(c.state).toBe('ERROR');
+    expect(fakes.spawns).toBe(1);
+  });
+
+  it('stops after idleStopMs with no call in flight, and a call in flight keeps it running', async () => {
+    const c = client({ idleStopMs: 1_000 });
+    const slow = c.callTool('sleep', { ms: 3_000 });
+    await flush(2_000);
+    expect(c.state).toBe('RUNNING');
+    await flush(1_000);
+    await slow;
+    await flush(999);
+    expect(c.state).toBe('RUNNING');
+    await flush(1);
+    expect(c.state).toBe('STOPPED');
+    expect(fakes.liveCount).toBe(0);
+    const answer = c.callTool('echo', { message: 'woken' });
+    await flush();
+    expect(textOf(await answer)).toBe('woken');
+  });
+
+  it('restarts the idle timer with every call', async () => {
+    const c = client({ idleStopMs: 1_000 });
+    for (let i = 0; i < 3; i += 1) {
+      const answer = c.callTool('echo', { message: String(i) });
+      await flush(600);
+      await answer;
+    }
+    expect(c.state).toBe('RUNNING');
+    await flush(1_000);
+    expect(c.state).toBe('STOPPED');
+  });
+
+  it('fails a call waiting for a start when stop() is called', async () => {
+    fakes.script.push('hang');
+    const c = client();
+    const waiting = rejection(c.callTool('echo', { message: 'x' }));
+    await flush(10);
+    const stopped = c.stop();
+    await flush();
+    await stopped;
+    expect((await waiting).code).toBe('SERVER_STOPPED');
+    expect(c.state).toBe('STOPPED');
+    expect(fakes.liveCount).toBe(0);
+  });
+
+  it('fails a call that waits past its own deadline with REQUEST_TIMEOUT', async () => {
+    fakes.script.push(...Array<'fail'>(10).fill('fail'));
+    const c = client({ maxRestarts: 10 });
+    const waiting = rejection(c.callTool('echo', { message: 'x' }, { timeoutMs: 500 }));
+    await flush(500);
+    const error = await waiting;
+    expect(error.code).toBe('REQUEST_TIMEOUT');
+    expect(error.message).toContain('STARTING');
+  });
+
+  it('times out a slow call and cancels an aborted one, telling the two apart', async () => {
+    const c = client();
+    const slow = rejection(c.callTool('sleep', { ms: 5_000 }, { timeoutMs: 1_000 }));
+    await flush(1_000);
+    expect((await slow).code).toBe('REQUEST_TIMEOUT');
+    const controller = new AbortController();
+    const aborted = rejection(c.callTool('sleep', { ms: 5_000 }, { signal: controller.signal }));
+    await flush(10);
+    controller.abort();
+    await flush();
+    expect((await aborted).code).toBe('CANCELLED');
+    expect(c.state).toBe('RUNNING');
+  });
+
+  it('caches the tool list until reconnect() clears it', async () => {
+    const c = client();
+    const first = c.listTools();
+    await flush();
+    const tools = await first;
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'sleep']);
+    const second = c.listTools();
+    await flush();
+    expect(await second).toBe(tools);
+    const reconnected = c.reconnect();
+    await flush();
+    await reconnected;
+    const third = c.listTools();
+    await flush();
+    expect(await third).not.toBe(tools);
+    expect(fakes.spawns).toBe(2);
+    expect(fakes.liveCount).toBe(1);
+  });
+
+  it('closes a process that is still starting when stop() is called', async () => {
+    fakes.script.push('hang');
+    const c = client();
+    void c.start().catch(() => undefined);
+    await flush(10);
+    expect(fakes.liveCount).toBe(1);
+    const stopped = c.stop();
+    await flush();
+    await stopped;
+    expect(fakes.liveCount).toBe(0);
+    expect(c.state).toBe('STOPPED');
+  });
+
+  it('publishes every state change on state$', async () => {
+    const c = client();
+    const seen: ServerState[] = [];
+    const subscription = c.state$.subscribe((state) => seen.push(state));
+    const started = c.start();
+    await flush();
+    await started;
+    const stopped = c.stop();
+    await flush();
+    await stopped;
+    subscription.unsubscribe();
+    expect(seen).toEqual(['STOPPED', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED']);
+  });
+
+  it('rejects bad arguments with INVALID_ARGUMENT before starting anything', async () => {
+    const c = client();
+    await expect(c.callTool('', {})).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(c.callTool('echo', [] as unknown as Record<string, unknown>)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(c.callTool('echo', {}, { timeoutMs: -1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(fakes.spawns).toBe(0);
+  });
+
+  it('refuses use after dispose with NOT_CONNECTED', async () => {
+    const c = client();
+    const disposed = c.dispose();
+    await flush();
+    await disposed;
+    await expect(c.callTool('echo', {})).rejects.toMatchObject({ code: 'NOT_CONNECTED' });
+  });
+});
