@@ -5,7 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { ConnectionEnded, McpCapabilityMetadata, ServerConnection } from '../machines/server-io.js';
+import type { ConnectionEnded, McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
 
 export interface ClientConnectionParts {
   readonly serverName: string;
@@ -14,6 +14,7 @@ export interface ClientConnectionParts {
   /** Closes the underlying transport (and process); never rejects. */
   readonly closeTransport: () => Promise<void>;
   readonly protocolVersion: string | undefined;
+  readonly diagnostics?: () => TransportDiagnostics;
 }
 
 export class ClientConnection implements ServerConnection {
@@ -22,6 +23,7 @@ export class ClientConnection implements ServerConnection {
   readonly capabilities: McpCapabilityMetadata;
   readonly serverInfo: { readonly name: string; readonly version: string } | undefined;
   readonly protocolVersion: string | undefined;
+  readonly diagnostics: (() => TransportDiagnostics) | undefined;
   private readonly serverName: string;
   private readonly closeTransport: () => Promise<void>;
   private readonly listeners = new Set<(ended: ConnectionEnded) => void>();
@@ -43,6 +45,7 @@ export class ClientConnection implements ServerConnection {
     const info = parts.client.getServerVersion();
     this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
     this.protocolVersion = parts.protocolVersion;
+    this.diagnostics = parts.diagnostics;
   }
 
   /** Called by the transport glue when the connection ends, asked for or not. First call wins. */

@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
+import type { TransportDiagnostics } from '../machines/server-io.js';
 import { CLIENT_INFO } from '../version.js';
 import { acceptAnyOutput } from './accept-any-output.js';
 import { ClientConnection } from './client-connection.js';
@@ -14,6 +15,7 @@ export interface HandshakeParts {
   readonly transport: Transport;
   readonly pid: number | undefined;
   readonly closeTransport: () => Promise<void>;
+  readonly diagnostics?: () => TransportDiagnostics;
 }
 
 /** Connects a new SDK Client over `transport`; rejects with the SDK's error if the handshake fails. */
@@ -33,5 +35,6 @@ export async function handshake(parts: HandshakeParts): Promise<ClientConnection
     pid: parts.pid,
     closeTransport: parts.closeTransport,
     protocolVersion,
+    ...(parts.diagnostics ? { diagnostics: parts.diagnostics } : {}),
   });
 }

@@ -34,6 +34,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
     get pid() {
       return transport.pid;
     },
+    diagnostics: () => transport.diagnostics(),
     close: async () => {
       await started.catch(() => undefined);
       await transport.close();
@@ -56,7 +57,13 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
       if (connection && exit) connection.markEnded(endedBy(exit, config.name));
     };
     try {
-      connection = await handshake({ config, transport, pid: transport.pid, closeTransport: () => handle.close() });
+      connection = await handshake({
+        config,
+        transport,
+        pid: transport.pid,
+        closeTransport: () => handle.close(),
+        diagnostics: () => transport.diagnostics(),
+      });
     } catch (error) {
       if (!active) return;
       const exit = transport.exit ?? (await settleSoon(transport.exited));

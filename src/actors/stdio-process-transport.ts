@@ -15,11 +15,12 @@
  */
 import { execa } from 'execa';
 import type { Readable, Writable } from 'node:stream';
-import { stat } from 'node:fs/promises';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
+import { describeExit, type ProcessExit, type StopStep } from './process-exit.js';
+import { spawnFailedError } from './spawn-failure.js';
 import { killGroup, trackGroup, untrackGroup } from './process-groups.js';
 import { groupMembers } from './process-table.js';
 import { LineReader } from './line-reader.js';
@@ -41,22 +42,7 @@ export interface StdioProcessOptions {
   readonly serverName: string;
 }
 
-/** How the stop escalation got the leader to exit: the last step taken before it did. */
-export type StopStep = 'stdin-closed' | 'SIGTERM' | 'SIGKILL';
-
-export interface ProcessExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  /** Exit code 0 and no signal. */
-  readonly normal: boolean;
-  /** Why the transport ended the process itself (MESSAGE_TOO_LARGE), or why it never ran (SPAWN_FAILED). */
-  readonly reason?: McpActorsError;
-  readonly stderrTail: readonly string[];
-  /** True when `close()` was called before the process exited. */
-  readonly requested: boolean;
-  /** Set when the transport was stopping the process (`close()` or a too-large message). */
-  readonly stopStep?: StopStep;
-}
+export { describeExit, type ProcessExit, type StopStep } from './process-exit.js';
 
 export interface StdioDiagnostics {
   readonly nonJsonLines: number;
@@ -73,8 +59,6 @@ const GROUP_POLL_MS = 20;
  * Only a process that escaped the group (setsid) can hold them longer.
  */
 const STREAM_DRAIN_TIMEOUT_MS = 250;
-/** How many stderr lines `describeExit` quotes. */
-const STDERR_LINES_IN_MESSAGE = 10;
 
 export class StdioProcessTransport implements Transport {
   onclose?: (() => void) | undefined;
@@ -472,55 +456,6 @@ export class StdioProcessTransport implements Transport {
       this.#resolveExited(this.#exit);
     }
     return error;
-  }
-}
-
-/**
- * A one-line (plus stderr) account of how a server's process ended, for error messages.
- *
- * @example
- * describeExit(transport.exit!, 'github'); // 'server "github" exited with code 1: Error: bad token'
- */
-export function describeExit(exit: ProcessExit, serverName: string): string {
-  if (exit.reason?.code === ErrorCode.SPAWN_FAILED) return exit.reason.message;
-  if (exit.code === null && exit.signal === null) return `server "${serverName}" was never started`;
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-  const text = exit.reason
-    ? `${exit.reason.message}; the process ${how}`
-    : exit.requested
-      ? `server "${serverName}" was stopped and ${how}`
-      : `server "${serverName}" ${how}`;
-  const tail = exit.stderrTail.slice(-STDERR_LINES_IN_MESSAGE);
-  if (tail.length > 0) return `${text}: ${tail.join('\n')}`;
-  return exit.requested || exit.reason ? text : `${text} (it wrote nothing to stderr)`;
-}
-
-async function spawnFailedError(cause: unknown, options: StdioProcessOptions): Promise<McpActorsError> {
-  const { command, cwd, serverName } = options;
-  const where = cwd ?? process.cwd();
-  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  let advice: string;
-  if (cwd !== undefined && !(await isDirectory(cwd))) {
-    advice = `the working directory "${cwd}" does not exist or is not a directory; check the server's cwd setting`;
-  } else if (code === 'ENOENT') {
-    advice = `the command was not found; check its spelling and that it is installed and on the PATH the server gets (the host's PATH unless env.PATH is configured)`;
-  } else if (code === 'EACCES') {
-    advice = 'the command is not executable; check that it is a file (not a directory) with execute permission (chmod +x)';
-  } else {
-    advice = `${messageOf(cause)}; check the command, its arguments and the cwd setting`;
-  }
-  return new McpActorsError(
-    ErrorCode.SPAWN_FAILED,
-    `server "${serverName}": cannot start "${command}" in "${where}"${typeof code === 'string' ? ` (${code})` : ''}: ${advice}`,
-    { cause, details: { serverName, command, cwd: where, ...(typeof code === 'string' ? { errno: code } : {}) } },
-  );
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -11,7 +11,7 @@ import type { McpServerConfig, ResolvedServerConfig } from '../config/server-con
 import { validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { McpCapabilityMetadata, ServerConnection } from '../machines/server-io.js';
+import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
@@ -46,6 +46,8 @@ export interface McpServerStatus {
   readonly callsInFlight: number;
   readonly capabilities: McpCapabilityMetadata | undefined;
   readonly serverInfo: { readonly name: string; readonly version: string } | undefined;
+  /** The server's last stderr lines and stray stdout lines, for stdio servers. */
+  readonly diagnostics: TransportDiagnostics | undefined;
 }
 
 let callSequence = 0;
@@ -117,6 +119,7 @@ export class McpClient implements AsyncDisposable {
       callsInFlight: context.inFlight.length,
       capabilities: context.connection?.capabilities,
       serverInfo: context.connection?.serverInfo,
+      diagnostics: context.handle?.diagnostics?.(),
     };
   }
 

@@ -15,9 +15,18 @@ export interface McpCapabilityMetadata {
   readonly raw: Readonly<Record<string, unknown>>;
 }
 
+/** What a transport noticed that was not fatal: the server's last stderr lines, stray stdout lines. */
+export interface TransportDiagnostics {
+  readonly stderrTail: readonly string[];
+  readonly nonJsonLines: number;
+  readonly lastNonJsonLine?: string | undefined;
+}
+
 /** Something running that must be closed: a spawned process, an open session. */
 export interface ServerHandle {
   readonly pid: number | undefined;
+  /** What the transport noticed so far, where it keeps such things (stdio does). */
+  diagnostics?(): TransportDiagnostics;
   /** Stops it (for stdio: the stdin / SIGTERM / SIGKILL escalation). Idempotent; never rejects. */
   close(): Promise<void>;
 }
