@@ -43,6 +43,17 @@ export const ErrorCode = {
   SERVER_STOPPED: 'SERVER_STOPPED',
   /** The server answered the request with a JSON-RPC error. */
   PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+
+  /** A path in a tool call would leave the sandbox (`..`, outside both roots, symlink out, NUL, encoded dots). */
+  SANDBOX_PATH: 'SANDBOX_PATH',
+  /** The sandbox could not be created, read or disposed. */
+  SANDBOX_FAILED: 'SANDBOX_FAILED',
+  /** `applyToHost()` found host files changed since the sandbox was made; nothing was written. */
+  APPLY_CONFLICT: 'APPLY_CONFLICT',
+  /** No checkpoint with that id exists in the store. */
+  CHECKPOINT_NOT_FOUND: 'CHECKPOINT_NOT_FOUND',
+  /** Taking or restoring a checkpoint failed (the message says which step). */
+  CHECKPOINT_FAILED: 'CHECKPOINT_FAILED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
