@@ -50,7 +50,7 @@ export interface McpServerStatus {
   readonly diagnostics: TransportDiagnostics | undefined;
 }
 
-let callSequence = 0;
+let activitySequence = 0;
 
 /**
  * A supervised MCP server and the way to talk to it.
@@ -72,6 +72,7 @@ export class McpClient implements AsyncDisposable {
   private readonly toolsChanged = new Subject<void>();
   private toolCache: { connection: ServerConnection; tools: Promise<Tool[]> } | undefined;
   private watchedConnection: ServerConnection | undefined;
+  private readonly activity = new WeakMap<ServerConnection, { id: string; count: number }>();
   private disposed = false;
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
@@ -116,7 +117,7 @@ export class McpClient implements AsyncDisposable {
       nextAttemptAt: context.nextAttemptAt,
       lastError: context.lastError,
       uptimeMs: context.runningSince === undefined ? undefined : context.clock.now() - context.runningSince,
-      callsInFlight: context.inFlight.length,
+      callsInFlight: context.connection ? (this.activity.get(context.connection)?.count ?? 0) : 0,
       capabilities: context.connection?.capabilities,
       serverInfo: context.connection?.serverInfo,
       diagnostics: context.handle?.diagnostics?.(),
@@ -246,17 +247,34 @@ export class McpClient implements AsyncDisposable {
     }
   }
 
-  /** Counts a request as in flight (so idle stop waits for it) while `work` runs. */
+  /**
+   * Counts a request as in flight while `work` runs. The machine only needs to know when a
+   * connection goes from idle to busy and back (for idle stop), so it gets one event at each
+   * edge rather than two per request, and none when idle stop is off — a send is a transition
+   * (tens of microseconds), and this is the hot path.
+   */
   private async track<T>(connection: ServerConnection, work: () => Promise<T>): Promise<T> {
-    const callId = `${this.name}#${++callSequence}`;
-    if (this.serverActor.getSnapshot().context.connection === connection) {
-      this.serverActor.send({ type: 'call.started', callId });
+    const activity = this.activityOf(connection);
+    const tell = this.config.idleStopMs > 0;
+    activity.count += 1;
+    if (tell && activity.count === 1 && this.serverActor.getSnapshot().context.connection === connection) {
+      this.serverActor.send({ type: 'call.started', callId: activity.id });
     }
     try {
       return await work();
     } finally {
-      this.serverActor.send({ type: 'call.ended', callId });
+      activity.count -= 1;
+      if (tell && activity.count === 0) this.serverActor.send({ type: 'call.ended', callId: activity.id });
     }
+  }
+
+  private activityOf(connection: ServerConnection): { id: string; count: number } {
+    let activity = this.activity.get(connection);
+    if (!activity) {
+      activity = { id: `${this.name}#${++activitySequence}`, count: 0 };
+      this.activity.set(connection, activity);
+    }
+    return activity;
   }
 
   private onSnapshot(snapshot: ServerSnapshot): void {

@@ -5,3 +5,4 @@ export {
   type FixtureOptions,
   type FixtureServerConfig,
 } from './fixture.js';
+export { referenceServerConfig, referenceServerPath, type ReferenceServer } from './reference-servers.js';
