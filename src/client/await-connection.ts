@@ -22,7 +22,7 @@ export function serverInErrorError(snapshot: ServerSnapshot, what: string): McpA
   return new McpActorsError(
     ErrorCode.SERVER_IN_ERROR,
     `server "${config.name}" is in ERROR (after ${restartCount} automatic restart${restartCount === 1 ? '' : 's'})${reason}. ` +
-      `${what} was not sent; call start() or reconnect() once the cause is fixed`,
+      `${what} cannot run until start() or reconnect() is called once the cause is fixed`,
     { cause: lastError, details: { server: config.name, reason: lastError?.code, restarts: restartCount } },
   );
 }

@@ -30,6 +30,9 @@ const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 const timerMs = (description: string, fallback: number) =>
   ({ type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: fallback, description }) as const;
+/** A deadline: 0 would mean "fail at once", never what a person means, so at least 1 ms. */
+const deadlineMs = (description: string, fallback: number) =>
+  ({ type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: fallback, description }) as const;
 
 const defaults = SERVER_CONFIG_DEFAULTS;
 
@@ -119,8 +122,8 @@ export const serverConfigSchema = {
         },
       },
     },
-    startTimeoutMs: timerMs('Spawn-to-initialized deadline (the startup probe).', defaults.startTimeoutMs),
-    callTimeoutMs: timerMs('Default deadline of a call, waiting for a start included.', defaults.callTimeoutMs),
+    startTimeoutMs: deadlineMs('Spawn-to-initialized deadline (the startup probe).', defaults.startTimeoutMs),
+    callTimeoutMs: deadlineMs('Default deadline of a call, waiting for a start included.', defaults.callTimeoutMs),
     shutdownTimeoutMs: timerMs('Budget for a clean stop before SIGKILL.', defaults.shutdownTimeoutMs),
     idleStopMs: timerMs('Stop the server after this long with no call in flight; 0 = never.', defaults.idleStopMs),
     pingIntervalMs: timerMs('Ping the running server this often; 0 = off.', defaults.pingIntervalMs),

@@ -392,3 +392,11 @@ describe('validateServerConfig against prototype pollution', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('deadlines', () => {
+  it('refuses a start or call deadline of 0, which would fail every start or call at once', () => {
+    for (const key of ['startTimeoutMs', 'callTimeoutMs'] as const) {
+      expect(() => validateServerConfig({ name: 'x', command: 'node', [key]: 0 })).toThrow(key);
+    }
+  });
+});

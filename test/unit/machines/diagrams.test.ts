@@ -1,0 +1,39 @@
+/**
+ * The README's statechart pictures are generated from the machine definitions. This test fails
+ * when they drift; `UPDATE_DIAGRAMS=1 npx vitest run test/unit/machines/diagrams.test.ts` rewrites them.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { AnyStateMachine } from 'xstate';
+import { serverMachine } from '../../../src/machines/server-machine.js';
+import { toMermaid } from '../../../src/machines/to-mermaid.js';
+
+const README = new URL('../../../README.md', import.meta.url);
+const machines: Record<string, AnyStateMachine> = { 'server-machine': serverMachine };
+
+describe('statechart diagrams in the README', () => {
+  for (const [name, machine] of Object.entries(machines)) {
+    it(`shows ${name} as it is defined`, () => {
+      const readme = readFileSync(README, 'utf8');
+      const open = `<!-- diagram:${name} -->`;
+      const close = `<!-- /diagram:${name} -->`;
+      const start = readme.indexOf(open);
+      const end = readme.indexOf(close);
+      expect(start, `README needs a ${open} ... ${close} block`).toBeGreaterThanOrEqual(0);
+      const block = `${open}\n\`\`\`mermaid\n${toMermaid(machine)}\n\`\`\`\n${close}`;
+      if (process.env.UPDATE_DIAGRAMS) {
+        writeFileSync(README, readme.slice(0, start) + block + readme.slice(end + close.length));
+        return;
+      }
+      expect(readme.slice(start, end + close.length)).toBe(block);
+    });
+  }
+
+  it('draws states, nesting, guards and timers', () => {
+    const drawing = toMermaid(serverMachine);
+    expect(drawing).toContain('[*] --> stopped');
+    expect(drawing).toContain('state starting {');
+    expect(drawing).toContain('starting_deciding --> error: always [mustGiveUp]');
+    expect(drawing).toContain('running_idle --> stopping: after idleTimeout [idleStopEnabled]');
+  });
+});
