@@ -4,7 +4,7 @@ export { ServerState } from './machines/server-states.js';
 export { serverMachine, publicStateOf, systemClock, type ServerClock, type ServerContext, type ServerEvent, type ServerMachineInput, type ServerSnapshot } from './machines/server-machine.js';
 export type { McpCapabilityMetadata, ServerConnection, ServerHandle, ConnectionEnded } from './machines/server-io.js';
 export { backoffDelay } from './machines/backoff.js';
-export { McpClient, type McpClientOptions, type McpServerStatus, type RequestOptions } from './client/mcp-client.js';
+export { McpClient, type CallOptions, type McpClientOptions, type McpServerStatus, type RequestOptions } from './client/mcp-client.js';
 export { McpRegistry } from './client/mcp-registry.js';
 export { defaultServerActors, type ServerActors } from './actors/server-actors.js';
 export { StdioProcessTransport, describeExit, type ProcessExit, type StdioProcessOptions } from './actors/stdio-process-transport.js';

@@ -34,6 +34,11 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+export interface CallOptions extends RequestOptions {
+  /** Sent as the request's `_meta` (the runtime puts the tenant id here). */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
 /** A snapshot of the server for status displays. */
 export interface McpServerStatus {
   readonly name: string;
@@ -181,7 +186,7 @@ export class McpClient implements AsyncDisposable {
    * REQUEST_TIMEOUT, CANCELLED, CONNECTION_LOST, SERVER_IN_ERROR, SERVER_STOPPED, or
    * PROTOCOL_ERROR when the server answers with a JSON-RPC error.
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> {
     this.assertUsable('callTool()');
     if (typeof name !== 'string' || name.length === 0) {
       throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'callTool(name, args) needs the tool name as a non-empty string', {
@@ -199,7 +204,7 @@ export class McpClient implements AsyncDisposable {
     const { connection, deadline, timeoutMs } = await this.connectionWithDeadline(what, options);
     try {
       return (await this.track(connection, () =>
-        connection.client.callTool({ name, arguments: args }, undefined, {
+        connection.client.callTool({ name, arguments: args, ...(options.meta ? { _meta: { ...options.meta } } : {}) }, undefined, {
           timeout: Math.max(1, deadline - Date.now()),
           ...(options.signal ? { signal: options.signal } : {}),
         }),

@@ -19,6 +19,7 @@
  *   --stderr-lines=K        K lines on stderr at start
  *   --startup-delay-ms=MS   wait MS before connecting the transport
  *   --ping-hang             never answer ping
+ *   --page-size=N           tools/list answers in pages of N tools (with nextCursor)
  *
  * If MCP_ACTORS_PID_LOG names a file, `<pid> <pgid>` lines are appended for this process and the
  * grandchild, so the test suite can check that nothing outlived it.
@@ -39,7 +40,7 @@ import {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-const INTEGER_FLAGS = ['crash-after', 'exit-zero-after', 'exit-on-start', 'stderr-lines', 'startup-delay-ms'];
+const INTEGER_FLAGS = ['crash-after', 'exit-zero-after', 'exit-on-start', 'stderr-lines', 'startup-delay-ms', 'page-size'];
 const BOOLEAN_FLAGS = [
   'hang-on-initialize',
   'hang-on-call',
@@ -183,6 +184,33 @@ const staticTools = [
     inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
   },
   {
+    name: 'echo_args',
+    description: 'Answers with the JSON of the arguments it received.',
+    inputSchema: { type: 'object' },
+  },
+  {
+    name: 'bad_output',
+    description: 'Declares an output schema and answers with structured content that violates it.',
+    inputSchema: EMPTY_INPUT,
+    outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+  },
+  {
+    name: 'bad_schema',
+    description: 'Has an input schema that no validator can compile.',
+    inputSchema: { type: 'object', properties: { x: { type: 'no-such-type' } } },
+  },
+  {
+    name: 'draft07_tool',
+    description: 'Has a draft-07 input schema with definitions, as server-everything sends.',
+    inputSchema: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { item: { $ref: '#/definitions/item' } },
+      required: ['item'],
+      definitions: { item: { type: 'string', minLength: 2 } },
+    },
+  },
+  {
     name: 'annotated_read',
     description: 'Does nothing; annotated read-only.',
     inputSchema: EMPTY_INPUT,
@@ -274,7 +302,13 @@ async function runTool(server, name, args, extra) {
       return text(`removed ${args.name}`);
     case 'annotated_read':
     case 'annotated_delete':
+    case 'bad_schema':
+    case 'draft07_tool':
       return text('ok');
+    case 'echo_args':
+      return text(JSON.stringify(args));
+    case 'bad_output':
+      return { ...text('not a number'), structuredContent: { sum: 'not a number' } };
     default:
       if (dynamicTools.has(name)) return text(name);
       // What McpServer does: an McpError(InvalidParams) caught and turned into an isError result.
@@ -288,7 +322,13 @@ async function connect() {
     { capabilities: { tools: { listChanged: true } } },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...staticTools, ...dynamicTools.values()] }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const all = [...staticTools, ...dynamicTools.values()];
+    if (!options.pageSize) return { tools: all };
+    const start = Number(request.params?.cursor ?? 0);
+    const end = start + options.pageSize;
+    return { tools: all.slice(start, end), ...(end < all.length ? { nextCursor: String(end) } : {}) };
+  });
 
   let callsReceived = 0;
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -30,6 +30,8 @@ export type FixtureOptions = {
   startupDelayMs?: number;
   /** Never answer ping (a hung server, for liveness checks). */
   pingHang?: boolean;
+  /** tools/list answers in pages of this many tools, with nextCursor. */
+  pageSize?: number;
 };
 
 /** The configuration `fixtureServerConfig` returns; it fits `McpServerConfig`. */
@@ -72,6 +74,7 @@ export function fixtureArgs(options: FixtureOptions = {}): string[] {
   value('stderr-lines', options.stderrLines);
   value('startup-delay-ms', options.startupDelayMs);
   on('ping-hang', options.pingHang);
+  value('page-size', options.pageSize);
   return args;
 }
 

@@ -153,6 +153,10 @@ describe('the fixture server, well behaved', () => {
       'stderr',
       'tools_add',
       'tools_remove',
+      'echo_args',
+      'bad_output',
+      'bad_schema',
+      'draft07_tool',
       'annotated_read',
       'annotated_delete',
     ]);

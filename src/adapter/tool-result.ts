@@ -1,0 +1,50 @@
+/**
+ * The server's answer to `tools/call` as an `McpToolResult`: `isError` becomes a SERVER_ERROR with
+ * the text of `content[0]` (MCP 1.4+ puts the error there), and structured content is checked
+ * against the tool's output schema where it has one.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
+import type { ToolResult } from '../registry/tool-descriptor.js';
+
+export function toMcpToolResult(
+  answer: CallToolResult,
+  tool: { readonly name: string; readonly outputSchema: JsonSchema | undefined },
+  durationMs: number,
+): ToolResult {
+  const content = (answer.content ?? []) as Record<string, unknown>[];
+  const data = answer.structuredContent;
+  if (answer.isError) {
+    const first = content[0];
+    const text = first && first.type === 'text' && typeof first.text === 'string' ? first.text : 'unknown error';
+    return { success: false, content, data, error: `server error: ${text}`, errorCode: 'SERVER_ERROR', durationMs };
+  }
+  if (tool.outputSchema) {
+    const output = compileSchema(tool.outputSchema);
+    if (output.ok) {
+      if (data === undefined) {
+        return {
+          success: false,
+          content,
+          data,
+          error: `output validation failed for "${tool.name}": the tool declares an output schema but gave no structured content`,
+          errorCode: 'OUTPUT_VALIDATION',
+          durationMs,
+        };
+      }
+      if (!output.validate(data)) {
+        const violations = violationsOf(output.validate.errors);
+        return {
+          success: false,
+          content,
+          data,
+          error: `output validation failed for "${tool.name}": ${describeViolations(violations)}`,
+          errorCode: 'OUTPUT_VALIDATION',
+          violations,
+          durationMs,
+        };
+      }
+    }
+  }
+  return { success: true, content, data, error: undefined, errorCode: undefined, durationMs };
+}

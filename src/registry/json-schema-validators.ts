@@ -1,0 +1,71 @@
+/**
+ * Compiled JSON Schema validators for tool inputs and outputs, compiled once per schema and cached.
+ * The dialect is picked per schema: draft-07 (and older) when `$schema` says so — server-everything
+ * sends draft-07 — and 2020-12 otherwise, the MCP spec's default. A schema that cannot compile is
+ * returned as a problem for that tool alone.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export type CompiledSchema =
+  | { readonly ok: true; readonly validate: ValidateFunction; readonly dialect: 'draft-07' | '2020-12' }
+  | { readonly ok: false; readonly problem: string };
+
+/** One failed check: where in the value (`/edits/0/path`) and what is wrong. */
+export interface SchemaViolation {
+  readonly path: string;
+  readonly message: string;
+}
+
+const options = { allErrors: true, strict: false, validateFormats: true } as const;
+const draft07 = new Ajv(options);
+const draft2020 = new Ajv2020(options);
+addFormats.default(draft07);
+addFormats.default(draft2020);
+
+const cache = new Map<string, CompiledSchema>();
+const CACHE_LIMIT = 2_000;
+
+function dialectOf(schema: JsonSchema): 'draft-07' | '2020-12' {
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+  return /draft-0[4-7]/.test(declared) ? 'draft-07' : '2020-12';
+}
+
+/** The validator for `schema`, from the cache when the same schema was compiled before. */
+export function compileSchema(schema: JsonSchema): CompiledSchema {
+  const key = JSON.stringify(schema);
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const dialect = dialectOf(schema);
+  let compiled: CompiledSchema;
+  try {
+    // A `$schema` that ajv does not know (draft-04, draft-06) would fail to compile: the checks
+    // themselves are the same in draft-07, so validate without the declaration.
+    const { $schema: _ignored, $id: _id, ...body } = schema;
+    compiled = { ok: true, dialect, validate: (dialect === 'draft-07' ? draft07 : draft2020).compile(body) };
+  } catch (error) {
+    compiled = { ok: false, problem: error instanceof Error ? error.message : String(error) };
+  }
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, compiled);
+  return compiled;
+}
+
+export function violationsOf(errors: readonly ErrorObject[] | null | undefined): SchemaViolation[] {
+  return (errors ?? []).map((error) => {
+    const extra =
+      error.keyword === 'additionalProperties'
+        ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})`
+        : error.keyword === 'required'
+          ? ''
+          : '';
+    return { path: error.instancePath || '/', message: `${error.message ?? 'is invalid'}${extra}` };
+  });
+}
+
+export function describeViolations(violations: readonly SchemaViolation[]): string {
+  return violations.map((v) => `${v.path} ${v.message}`).join('; ');
+}

@@ -1,0 +1,66 @@
+/**
+ * `ToolDescriptor`: one tool as the registry records it, whatever its source. MCP tools always
+ * carry `source: 'mcp'`, `sourceMetadata.server` and `checkpointable: false` — an external side
+ * effect cannot be undone transactionally.
+ */
+import type { CapabilityProvenance, ToolAnnotations, ToolCapability } from './capabilities.js';
+import type { JsonSchema } from './json-schema-validators.js';
+
+export const TOOL_SOURCES = ['mcp', 'builtin', 'custom', 'agent-skill'] as const;
+export type ToolSource = (typeof TOOL_SOURCES)[number];
+
+export interface ToolDescriptor {
+  /** `<namespace>/<tool>`, unique in a registry. */
+  readonly name: string;
+  readonly namespace: string;
+  /** The tool's own name at its source (what an MCP server calls it). */
+  readonly toolName: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema | undefined;
+  readonly annotations: ToolAnnotations | undefined;
+  readonly source: ToolSource;
+  readonly sourceMetadata: Readonly<{ server?: string } & Record<string, unknown>>;
+  readonly capabilities: ToolCapability;
+  /** Why each capability is what it is (override, annotation, name, default). */
+  readonly provenance: CapabilityProvenance;
+  /** Whether a rollback undoes everything the tool did (false for every MCP tool). */
+  readonly checkpointable: boolean;
+  /** Set when the tool cannot be used, e.g. its input schema does not compile. */
+  readonly unusable?: string | undefined;
+}
+
+/** The result every tool invocation gives, whatever its source; never thrown for a tool-level failure. */
+export interface ToolResult {
+  readonly success: boolean;
+  /** The MCP content blocks. */
+  readonly content: readonly Record<string, unknown>[];
+  /** The structured content, when the tool gives one. */
+  readonly data: unknown;
+  readonly error: string | undefined;
+  readonly errorCode: ToolErrorCode | undefined;
+  /** ajv error paths for VALIDATION and OUTPUT_VALIDATION. */
+  readonly violations?: readonly { readonly path: string; readonly message: string }[];
+  readonly durationMs: number;
+}
+
+export const ToolErrorCode = {
+  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+  VALIDATION: 'VALIDATION',
+  TIMEOUT: 'TIMEOUT',
+  CANCELLED: 'CANCELLED',
+  SERVER_ERROR: 'SERVER_ERROR',
+  CONNECTION_LOST: 'CONNECTION_LOST',
+  OUTPUT_VALIDATION: 'OUTPUT_VALIDATION',
+} as const;
+export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
+
+export interface InvokeOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** `_meta` sent with the call (e.g. the tenant id). */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+/** How a registered tool is run. */
+export type ToolHandler = (args: Record<string, unknown>, options: InvokeOptions) => Promise<ToolResult>;
