@@ -12,6 +12,7 @@ import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actor
 import {
   inferCapabilities,
   type CapabilityOverrides,
+  type InferenceInput,
   type InferredCapabilities,
   type ToolAnnotations,
   type ToolCapability,
@@ -32,6 +33,8 @@ export interface McpToolDescriptor {
   readonly annotations: ToolAnnotations | undefined;
   readonly capabilities: ToolCapability;
   readonly provenance: InferredCapabilities['provenance'];
+  /** What the capabilities were inferred from. */
+  readonly inference: InferenceInput;
   /** Why the tool cannot be called (its input or output schema does not compile), if so. */
   readonly unusable: string | undefined;
 }
@@ -208,12 +211,13 @@ export class McpToolAdapter {
   private describe(tool: Tool): McpToolDescriptor {
     const annotations = tool.annotations as ToolAnnotations | undefined;
     const override = this.overrides[tool.name];
-    const inferred = inferCapabilities({
+    const inference: InferenceInput = {
       toolName: tool.name,
       ...(annotations ? { annotations } : {}),
       trusted: this.client.config.trusted,
       ...(override ? { overrides: [{ at: `tools.${this.server}/${tool.name}.overrides`, values: override }] } : {}),
-    });
+    };
+    const inferred = inferCapabilities(inference);
     const inputSchema = tool.inputSchema as JsonSchema;
     const outputSchema = tool.outputSchema as JsonSchema | undefined;
     const problems: string[] = [];
@@ -231,6 +235,7 @@ export class McpToolAdapter {
       annotations,
       capabilities: inferred.capability,
       provenance: inferred.provenance,
+      inference,
       unusable: problems.length > 0 ? problems.join('; ') : undefined,
     };
   }
@@ -264,6 +269,7 @@ export class McpToolAdapter {
           provenance: tool.provenance,
           checkpointable: false,
           unusable: tool.unusable,
+          inference: tool.inference,
         } satisfies ToolDescriptor,
         handler: (args: Record<string, unknown>, invokeOptions: InvokeOptions) => this.invoke(tool.name, args, invokeOptions),
       }));

@@ -3,7 +3,7 @@
  * carry `source: 'mcp'`, `sourceMetadata.server` and `checkpointable: false` — an external side
  * effect cannot be undone transactionally.
  */
-import type { CapabilityProvenance, ToolAnnotations, ToolCapability } from './capabilities.js';
+import type { CapabilityProvenance, InferenceInput, ToolAnnotations, ToolCapability } from './capabilities.js';
 import type { JsonSchema } from './json-schema-validators.js';
 
 export const TOOL_SOURCES = ['mcp', 'builtin', 'custom', 'agent-skill'] as const;
@@ -28,6 +28,8 @@ export interface ToolDescriptor {
   readonly checkpointable: boolean;
   /** Set when the tool cannot be used, e.g. its input schema does not compile. */
   readonly unusable?: string | undefined;
+  /** What the capabilities were inferred from, so a skill can add its own overrides on top. */
+  readonly inference?: InferenceInput | undefined;
 }
 
 /** The result every tool invocation gives, whatever its source; never thrown for a tool-level failure. */
