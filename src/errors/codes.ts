@@ -54,6 +54,15 @@ export const ErrorCode = {
   CHECKPOINT_NOT_FOUND: 'CHECKPOINT_NOT_FOUND',
   /** Taking or restoring a checkpoint failed (the message says which step). */
   CHECKPOINT_FAILED: 'CHECKPOINT_FAILED',
+
+  /** A permission rule refused the call (the rule is in `details.rule`). */
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
+  /** The tool ran and reported a failure (its `errorCode` is in `details.errorCode`). */
+  TOOL_FAILED: 'TOOL_FAILED',
+  /** A tool classified read-only changed the sandbox; the change was rolled back. */
+  CAPABILITY_VIOLATION: 'CAPABILITY_VIOLATION',
+  /** An argument named like the tenant key; the tenant comes from the session, never from arguments. */
+  TENANT_ARGUMENT: 'TENANT_ARGUMENT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,0 +1,72 @@
+/**
+ * A readers-writer lock per sandbox: read-only calls may run together, a call that may write runs
+ * alone. Fair in arrival order — a waiting writer holds back readers that come after it, so
+ * writers are never starved — which makes concurrent outcomes equal to some serial order.
+ */
+
+export type LockMode = 'read' | 'write';
+
+interface Waiter {
+  readonly mode: LockMode;
+  readonly grant: () => void;
+}
+
+export class ReadersWriterLock {
+  private readers = 0;
+  private writer = false;
+  private readonly queue: Waiter[] = [];
+
+  /** Resolves with a release function once the lock is held in `mode`. */
+  acquire(mode: LockMode, signal?: AbortSignal): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      let granted = false;
+      const waiter: Waiter = {
+        mode,
+        grant: () => {
+          granted = true;
+          signal?.removeEventListener('abort', onAbort);
+          if (mode === 'read') this.readers += 1;
+          else this.writer = true;
+          resolve(this.releaser(mode));
+        },
+      };
+      const onAbort = (): void => {
+        if (granted) return;
+        const index = this.queue.indexOf(waiter);
+        if (index >= 0) this.queue.splice(index, 1);
+        reject(signal?.reason ?? new Error('aborted while waiting for the sandbox lock'));
+        this.drain();
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      this.drain();
+    });
+  }
+
+  /** Whether a writer holds the lock or readers do. */
+  get state(): { readonly readers: number; readonly writer: boolean; readonly waiting: number } {
+    return { readers: this.readers, writer: this.writer, waiting: this.queue.length };
+  }
+
+  private releaser(mode: LockMode): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (mode === 'read') this.readers -= 1;
+      else this.writer = false;
+      this.drain();
+    };
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0 && !this.writer) {
+      const next = this.queue[0]!;
+      if (next.mode === 'write' && this.readers > 0) return;
+      this.queue.shift();
+      next.grant();
+      if (next.mode === 'write') return;
+    }
+  }
+}
