@@ -1,0 +1,370 @@
+/**
+ * Lets an MCP server work on the sandbox without knowing it: paths in tool arguments are rewritten
+ * into the sandbox (and refused if they would leave it), and sandbox paths in results are rewritten
+ * back to the logical paths the agent used.
+ */
+
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
+import { SandboxPathError, SandboxPathReason } from '../errors/sandbox-path-error.js';
+import { expandSchema, fieldKind, itemSchemas, propertySchemas, type FieldKind, type JsonSchemaObject } from './path-fields.js';
+import {
+  UnresolvablePathError,
+  checkText,
+  climb,
+  fileUriPath,
+  isFileUri,
+  isNonFileUrl,
+  isWithin,
+  refuse,
+  resolveOnDisk,
+  rootAliases,
+  segmentsOf,
+  stripRoot,
+} from './path-safety.js';
+
+export type { JsonSchemaObject } from './path-fields.js';
+
+export interface SandboxPathRewriterConfig {
+  /** Absolute directory the server really works in (the sandbox's worktree). */
+  readonly sandboxRoot: string;
+  /** Absolute directory the agent thinks in (the project). Must not contain, or lie inside, `sandboxRoot`. */
+  readonly hostRoot: string;
+}
+
+/**
+ * Characters that end a path in running text. A sandbox root is only rewritten where it starts
+ * after one of these (or at the start of the text) and ends before one of these, a `/`, a `.` that
+ * ends a sentence, or the end — so `<root>_other`, `<root>.bak` and `/a<root>` are left alone.
+ */
+const BOUNDARY = String.raw`\s"'\x60()\[\]{}<>,;:|=&!?*#`;
+const BOUNDARY_CHAR = new RegExp(`[${BOUNDARY}]`);
+const BOUNDARY_CHARS_GLOBAL = new RegExp(`[${BOUNDARY}]`, 'g');
+/** Where a sandbox root can begin: its own `/`, or the `f` of `file://`. */
+const CANDIDATE_START = /[/fF]/;
+
+type Seen = Map<object, unknown>;
+
+/**
+ * Maps paths between the agent's view (logical paths such as `src/main.py`, or absolute paths under
+ * `hostRoot`) and the sandbox the MCP server works in. Arguments that would leave the sandbox — `..`
+ * above the root, absolute paths elsewhere, symbolic links out, encoded dots, NUL bytes, `~`,
+ * `file://` URIs of other hosts — are refused with a `SandboxPathError` naming the argument, so
+ * the call never reaches the server.
+ *
+ * @example
+ * const rewriter = new SandboxPathRewriter({ sandboxRoot: '/tmp/sandbox-01HXM/worktree', hostRoot: '/home/me/project' });
+ * const args = rewriter.rewriteArgs({ path: 'src/main.py' }, tool.inputSchema); // { path: '/tmp/sandbox-01HXM/worktree/src/main.py' }
+ * const result = rewriter.rewriteResult(await client.callTool('read_file', args)); // sandbox paths back to 'src/main.py'
+ */
+export class SandboxPathRewriter {
+  /** The sandbox root, resolved, and real (symbolic links resolved) if it existed at construction. */
+  readonly sandboxRoot: string;
+  /** The host root, resolved, and real if it existed at construction. */
+  readonly hostRoot: string;
+
+  readonly #sandboxSegments: readonly (readonly string[])[];
+  readonly #anyRootSegments: readonly (readonly string[])[];
+  readonly #needles: readonly string[];
+  readonly #pattern: RegExp;
+  readonly #hostUri: string;
+
+  constructor(config: SandboxPathRewriterConfig) {
+    const sandboxAliases = rootAliases(absoluteRoot(config.sandboxRoot, 'sandboxRoot'));
+    const hostAliases = rootAliases(absoluteRoot(config.hostRoot, 'hostRoot'));
+    for (const sandbox of sandboxAliases) {
+      for (const host of hostAliases) {
+        if (isWithin(sandbox, host) || isWithin(host, sandbox)) {
+          throw new McpActorsError(
+            ErrorCode.INVALID_ARGUMENT,
+            `sandboxRoot (${sandbox}) and hostRoot (${host}) must not contain each other: paths would be ambiguous ` +
+              'and rewriting results would not be stable. Put the sandbox outside the project (for example under os.tmpdir()).',
+            { details: { sandboxRoot: config.sandboxRoot, hostRoot: config.hostRoot } },
+          );
+        }
+      }
+    }
+    this.sandboxRoot = sandboxAliases[0] as string;
+    this.hostRoot = hostAliases[0] as string;
+    this.#sandboxSegments = sandboxAliases.map(segmentsOf);
+    this.#anyRootSegments = [...sandboxAliases, ...hostAliases].map(segmentsOf);
+    // Boundary characters are percent-encoded too, so a rewritten URI can never put a sandbox root
+    // after a boundary: that is what makes rewriting a result twice change nothing.
+    this.#hostUri = `file://${pathToFileURL(this.hostRoot).pathname.replace(BOUNDARY_CHARS_GLOBAL, percentEncode)}`;
+
+    const uriForms = sandboxAliases.map((alias) => pathToFileURL(alias).href.slice('file://'.length));
+    this.#needles = unique([...sandboxAliases, ...uriForms]);
+    const plain = alternation(sandboxAliases);
+    const uri = alternation([...sandboxAliases, ...uriForms]);
+    this.#pattern = new RegExp(
+      `(?:(${caseless('file://')}(?:${caseless('localhost')})?)(?:${uri})|(?:${plain}))` +
+        `(?:(/+)|(?=[${BOUNDARY}]|\\.(?:\\s|$)|$))`,
+      'y',
+    );
+  }
+
+  /**
+   * The absolute sandbox path for a logical path (`src/main.py`, `./src`, `.`, `''`), an absolute
+   * path under `hostRoot` or `sandboxRoot`, or a `file:` URI of one of those. `..` is applied
+   * lexically and may not climb above the root; the result never contains `.` or `..` segments and
+   * has no trailing slash. Throws `SandboxPathError` naming `argument` for anything else.
+   */
+  toSandbox(value: string, argument = 'path'): string {
+    if (typeof value !== 'string') {
+      refuse(argument, String(value), SandboxPathReason.NOT_A_STRING, `expected a string, got ${typeof value}`);
+    }
+    let text = value;
+    if (isFileUri(value)) {
+      text = fileUriPath(value, argument);
+    } else {
+      checkText(value, argument);
+      if (value.startsWith('~')) {
+        refuse(argument, value, SandboxPathReason.HOME_RELATIVE, 'home-relative paths (~) are not expanded');
+      }
+    }
+    let relative = segmentsOf(text);
+    if (text.startsWith('/')) {
+      const rest = this.#anyRootSegments.map((root) => stripRoot(relative, root)).find((r) => r !== undefined);
+      if (rest === undefined) {
+        refuse(argument, value, SandboxPathReason.OUTSIDE_ROOTS, `it is an absolute path outside the project (${this.hostRoot})`);
+      }
+      relative = rest;
+    }
+    const logical = climb(relative);
+    if (logical === undefined) {
+      refuse(argument, value, SandboxPathReason.PARENT_TRAVERSAL, '".." climbs above the project root');
+    }
+    const sandboxPath = logical.length === 0 ? this.sandboxRoot : `${this.sandboxRoot}/${logical.join('/')}`;
+    this.#checkOnDisk(sandboxPath, argument, value);
+    return sandboxPath;
+  }
+
+  /** The logical path (`src/main.py`; `.` for the root) of an absolute path under `sandboxRoot`. */
+  toLogical(sandboxPath: string): string {
+    const argument = 'sandboxPath';
+    if (typeof sandboxPath !== 'string' || !sandboxPath.startsWith('/')) {
+      refuse(argument, String(sandboxPath), SandboxPathReason.OUTSIDE_ROOTS, 'expected an absolute path under the sandbox root');
+    }
+    const segments = segmentsOf(sandboxPath);
+    const rest = this.#sandboxSegments.map((root) => stripRoot(segments, root)).find((r) => r !== undefined);
+    if (rest === undefined) {
+      refuse(argument, sandboxPath, SandboxPathReason.OUTSIDE_ROOTS, `it is not under the sandbox root (${this.sandboxRoot})`);
+    }
+    const logical = climb(rest);
+    if (logical === undefined) {
+      refuse(argument, sandboxPath, SandboxPathReason.PARENT_TRAVERSAL, '".." climbs above the sandbox root');
+    }
+    return logical.length === 0 ? '.' : logical.join('/');
+  }
+
+  /**
+   * A deep copy of tool-call arguments with every path field rewritten into the sandbox (see
+   * `path-fields.ts` for which fields hold paths). `file:` URIs keep their form; URLs of other
+   * schemes in path fields pass unchanged if they contain no `..`. Never mutates `args`; keys such
+   * as `__proto__` are copied as plain data.
+   */
+  rewriteArgs<T>(args: T, inputSchema?: JsonSchemaObject): T {
+    const schemas = inputSchema === undefined ? [] : expandSchema(inputSchema, inputSchema);
+    return this.#rewriteArg(args, 'none', schemas, inputSchema, [], new Map()) as T;
+  }
+
+  /**
+   * A deep copy of a tool result with sandbox paths turned back: `<sandboxRoot>/x` → `x`,
+   * `<sandboxRoot>` → `.`, and `file://<sandboxRoot>/x` → `file://<hostRoot>/x` (a URI cannot be
+   * relative). Applies to every string — text blocks, resource `uri`/`text`, `structuredContent`
+   * values — except image/audio `data` and resource `blob`s. Object keys are left alone.
+   * Rewriting twice changes nothing the second time.
+   */
+  rewriteResult<T>(result: T): T {
+    return this.#rewriteOutput(result, new Map()) as T;
+  }
+
+  /**
+   * Rewrites sandbox paths in one string, at path boundaries only. The left boundary is judged on
+   * the text already rewritten, not on the input: once `<root>/` is removed, whatever follows is at
+   * the start of a path, and judging it there is what a second pass would do.
+   */
+  rewriteText(text: string): string {
+    if (!this.#needles.some((needle) => text.includes(needle))) return text;
+    const candidates = new RegExp(CANDIDATE_START.source, 'g');
+    let out = '';
+    let index = 0;
+    for (let found = candidates.exec(text); found !== null; found = candidates.exec(text)) {
+      const at = found.index;
+      if (at < index) continue;
+      out += text.slice(index, at);
+      index = at;
+      const previous = out.at(-1);
+      if (previous === undefined || BOUNDARY_CHAR.test(previous)) {
+        this.#pattern.lastIndex = at;
+        const match = this.#pattern.exec(text);
+        if (match !== null) {
+          out += this.#replacement(match[1], match[2], text, at + match[0].length);
+          index = at + match[0].length;
+          candidates.lastIndex = index;
+          continue;
+        }
+      }
+      out += text.charAt(at);
+      index = at + 1;
+    }
+    return out + text.slice(index);
+  }
+
+  #replacement(uriPrefix: string | undefined, slashes: string | undefined, text: string, end: number): string {
+    if (uriPrefix !== undefined) return slashes ? `${this.#hostUri}/` : this.#hostUri;
+    if (!slashes) return '.';
+    return startsSegment(text, end) ? '' : './';
+  }
+
+  #checkOnDisk(sandboxPath: string, argument: string, value: string): void {
+    let root: string;
+    let real: string;
+    try {
+      root = resolveOnDisk(this.sandboxRoot);
+      real = resolveOnDisk(sandboxPath);
+    } catch (cause) {
+      if (!(cause instanceof UnresolvablePathError)) throw cause;
+      throw new SandboxPathError(
+        { argument, path: value, reason: SandboxPathReason.UNVERIFIABLE, problem: `it could not be checked on disk (${cause.code ?? 'error'})` },
+        { cause },
+      );
+    }
+    if (!isWithin(root, real)) {
+      refuse(argument, value, SandboxPathReason.SYMLINK_ESCAPE, 'a symbolic link along it leads outside the sandbox');
+    }
+  }
+
+  #rewritePathString(value: string, argument: string): string {
+    if (isFileUri(value)) return pathToFileURL(this.toSandbox(value, argument)).href;
+    if (isNonFileUrl(value)) {
+      // `https://...` in a `source` field is not a local path; it is safe to pass as it is as long
+      // as nothing in it could climb if a server took it for a relative path.
+      checkText(value, argument);
+      if (value.split('/').includes('..')) {
+        refuse(argument, value, SandboxPathReason.PARENT_TRAVERSAL, 'a URL in a path field may not contain ".." segments');
+      }
+      return value;
+    }
+    return this.toSandbox(value, argument);
+  }
+
+  #rewriteArg(
+    value: unknown,
+    kind: FieldKind,
+    schemas: readonly JsonSchemaObject[],
+    root: JsonSchemaObject | undefined,
+    trail: readonly string[],
+    seen: Seen,
+  ): unknown {
+    if (typeof value === 'string') {
+      if (kind === 'path' || (kind === 'uri' && isFileUri(value))) return this.#rewritePathString(value, trail.join('.'));
+      return value;
+    }
+    if (typeof value !== 'object' || value === null) return value;
+    const copied = seen.get(value);
+    if (copied !== undefined) return copied;
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      seen.set(value, out);
+      value.forEach((element, index) => {
+        out.push(this.#rewriteArg(element, kind, itemSchemas(schemas, index, root), root, [...trail, String(index)], seen));
+      });
+      return out;
+    }
+    if (!isPlainObject(value)) return value;
+    const out = emptyLike(value);
+    seen.set(value, out);
+    for (const key of Object.keys(value)) {
+      const childSchemas = propertySchemas(schemas, key, root);
+      const child = this.#rewriteArg(value[key], fieldKind(key, childSchemas), childSchemas, root, [...trail, key], seen);
+      defineData(out, key, child);
+    }
+    return out;
+  }
+
+  #rewriteOutput(value: unknown, seen: Seen): unknown {
+    if (typeof value === 'string') return this.rewriteText(value);
+    if (typeof value !== 'object' || value === null) return value;
+    const copied = seen.get(value);
+    if (copied !== undefined) return copied;
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      seen.set(value, out);
+      for (const element of value) out.push(this.#rewriteOutput(element, seen));
+      return out;
+    }
+    if (!isPlainObject(value)) return value;
+    const out = emptyLike(value);
+    seen.set(value, out);
+    const binaryBlock = value['type'] === 'image' || value['type'] === 'audio';
+    const resourceContents = Object.hasOwn(value, 'uri') || Object.hasOwn(value, 'mimeType');
+    for (const key of Object.keys(value)) {
+      const child = value[key];
+      const untouched = (binaryBlock && key === 'data') || (resourceContents && key === 'blob');
+      defineData(out, key, untouched ? child : this.#rewriteOutput(child, seen));
+    }
+    return out;
+  }
+}
+
+function absoluteRoot(root: unknown, name: string): string {
+  if (typeof root !== 'string' || !path.isAbsolute(root)) {
+    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `${name} must be an absolute path, got ${JSON.stringify(root)}`, {
+      details: { [name]: root },
+    });
+  }
+  return root;
+}
+
+/** After `<root>/`, does a path segment follow (rather than a boundary or the end)? */
+function startsSegment(text: string, index: number): boolean {
+  const next = text[index];
+  if (next === undefined || BOUNDARY_CHAR.test(next)) return false;
+  if (next === '.') {
+    const after = text[index + 1];
+    return after !== undefined && !/\s/.test(after);
+  }
+  return true;
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function emptyLike(value: object): Record<string, unknown> {
+  return Object.getPrototypeOf(value) === null ? (Object.create(null) as Record<string, unknown>) : {};
+}
+
+/** Defines rather than assigns, so a `__proto__` key from JSON.parse stays a plain own property. */
+function defineData(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function percentEncode(char: string): string {
+  return `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** Longest first, so one spelling never matches a prefix of another. */
+function alternation(texts: readonly string[]): string {
+  return unique(texts)
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|');
+}
+
+/** `file` → `[fF][iI][lL][eE]`: Node 20's RegExp has no inline `(?i:)`. */
+function caseless(text: string): string {
+  return [...text].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapeRegExp(c))).join('');
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
