@@ -1,0 +1,113 @@
+/**
+ * A small git runner for the sandbox: argument arrays (never a shell), a clean environment, output
+ * as text, and failures as `McpActorsError(SANDBOX_FAILED)` carrying git's stderr.
+ */
+import { spawn } from 'node:child_process';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
+
+/**
+ * Variables that point git at a particular repository (`git rev-parse --local-env-vars`). Inherited
+ * from a parent git (a hook, `git rebase --exec`) they would aim every command at the wrong place,
+ * so they are dropped; the sandbox sets the ones it needs explicitly.
+ */
+const REPOSITORY_VARIABLES = [
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_CONFIG',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_IMPLICIT_WORK_TREE',
+  'GIT_GRAFT_FILE',
+  'GIT_INDEX_FILE',
+  'GIT_NO_REPLACE_OBJECTS',
+  'GIT_REPLACE_REF_BASE',
+  'GIT_PREFIX',
+  'GIT_SHALLOW_FILE',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+] as const;
+
+/**
+ * Settings for every command: no fsmonitor hook (a user's hook must not run for a sandbox), no
+ * split index (it would write `sharedindex.*` files into the host's `.git`), paths unquoted in
+ * diffs so non-ASCII names read as themselves.
+ */
+const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.splitIndex=false', '-c', 'core.quotePath=false'];
+
+export interface GitRunOptions {
+  readonly cwd: string;
+  /** Extra variables (`GIT_INDEX_FILE`, `GIT_DIR`, …) on top of the cleaned environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Written to git's stdin. */
+  readonly input?: string | Buffer;
+  /** Exit codes that are answers rather than failures (e.g. `check-ignore` exits 1 for "no"). */
+  readonly okExitCodes?: readonly number[];
+}
+
+export interface GitResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+/** The process environment without repository-pointing variables, with optional locks off. */
+export function cleanGitEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REPOSITORY_VARIABLES) delete env[name];
+  // GIT_OPTIONAL_LOCKS=0: `git diff`/`status` on the host must not refresh (rewrite) its index.
+  return { ...env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', ...extra };
+}
+
+/** Runs `git <args>`; rejects with SANDBOX_FAILED unless the exit code is 0 or listed as ok. */
+export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...SAFE_CONFIG, ...args], {
+      cwd: options.cwd,
+      env: cleanGitEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.stdin.on('error', () => {
+      // git may exit before reading all of its input; the exit code tells what happened.
+    });
+    child.on('error', (error) => {
+      reject(
+        new McpActorsError(ErrorCode.SANDBOX_FAILED, `could not run git ${args[0] ?? ''} in ${options.cwd}: ${error.message}; is git on PATH and the directory there?`, {
+          cause: error,
+          details: { args },
+        }),
+      );
+    });
+    child.on('close', (code, signal) => {
+      const result: GitResult = {
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        exitCode: code ?? -1,
+      };
+      if (code === 0 || (code !== null && options.okExitCodes?.includes(code))) {
+        resolve(result);
+        return;
+      }
+      const how = code === null ? `was killed by ${signal ?? 'a signal'}` : `exited with ${code}`;
+      reject(
+        new McpActorsError(ErrorCode.SANDBOX_FAILED, `git ${args.join(' ')} ${how} in ${options.cwd}: ${result.stderr.trim()}`, {
+          details: { args, cwd: options.cwd, exitCode: result.exitCode, stderr: result.stderr },
+        }),
+      );
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Splits NUL-terminated output (`-z`) into its fields, dropping the empty tail. */
+export function splitNul(output: string): string[] {
+  const fields = output.split('\0');
+  if (fields[fields.length - 1] === '') fields.pop();
+  return fields;
+}
