@@ -23,3 +23,37 @@ export {
   toCamelKey,
 } from './config-keys.js';
 export type { KeyStyle } from './problem-text.js';
+export {
+  parseAgentsConfig,
+  loadAgentsFile,
+  agentsConfigFromObject,
+  toolPatternMatches,
+  skillIncludesTool,
+  overridesFor,
+  type AgentsConfig,
+  type AgentsConfigOptions,
+  type ParseAgentsConfigOptions,
+  type ActorConfig,
+  type SkillConfig,
+  type SkillServerRef,
+  type CapabilityOverrides,
+} from './agents-file.js';
+export {
+  agentsFileSchema,
+  AGENTS_FILE_SECTIONS,
+  CAPABILITY_KEY_MAP,
+  EXECUTE_POLICIES,
+  DEFAULT_EXECUTE_POLICY,
+  DEFAULT_TENANT_KEY,
+  type ExecutePolicy,
+} from './agents-file-schema.js';
+export {
+  expandEnvReferences,
+  resolveEnvReferences,
+  RUNTIME_PLACEHOLDERS,
+  type RuntimePlaceholder,
+  type EnvironmentVariables,
+  type EnvReferenceProblem,
+} from './env-references.js';
+export { type SourcePosition, type ProblemLocation } from './source-locations.js';
+export { parseMcpServersJson, type ParseMcpServersJsonOptions } from './mcp-servers-json.js';

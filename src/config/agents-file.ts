@@ -1,0 +1,492 @@
+/**
+ * `agents.yaml`: the MCP servers, per-tool capability overrides, skills and actors of a host, in
+ * one file. Loading it fills in `${VAR}` references, checks every section and every name that
+ * points elsewhere, and reports every mistake at once with its `file:line:col`.
+ */
+
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError, isConfigError, messageOf } from '../errors/index.js';
+import {
+  AGENTS_FILE_SECTIONS,
+  CAPABILITY_KEY_MAP,
+  DEFAULT_EXECUTE_POLICY,
+  DEFAULT_TENANT_KEY,
+  type ExecutePolicy,
+  agentsSchemaProblems,
+  normalizeKeySpellings,
+} from './agents-file-schema.js';
+import { isRecord, serverConfigFromSnake } from './config-keys.js';
+import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
+import { type FoundProblem, type KeyStyle, type PathSegment, show } from './problem-text.js';
+import type { ResolvedServerConfig } from './server-config.js';
+import { type Locate, UNNAMED_SOURCE, parseKeyPath, placeProblems, yamlLocator, yamlSyntaxProblems } from './source-locations.js';
+import { closest } from './suggest.js';
+import { validateServerConfig } from './validate-server-config.js';
+
+/** Capabilities that replace what the registry infers for a tool. YAML keys: read_only, writes, destructive, idempotent, open_world. */
+import type { CapabilityOverrides } from '../registry/capabilities.js';
+export type { CapabilityOverrides };
+
+/** One server included by a skill, with the tools it keeps and their overrides. */
+export interface SkillServerRef {
+  readonly server: string;
+  /** Tool names or globs (`*`, `?`) to keep; every tool when undefined. */
+  readonly include?: readonly string[];
+  /** Tool names or globs to leave out, applied after `include`. */
+  readonly exclude?: readonly string[];
+  /** Activation fails when this server cannot start. */
+  readonly required: boolean;
+  /** Per tool name, merged key by key over the `tools` section (the skill wins). */
+  readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
+}
+
+export interface SkillConfig {
+  readonly name: string;
+  readonly description?: string;
+  readonly mcpServers: readonly SkillServerRef[];
+  /** Built-in and custom tools by full name, such as `builtin/now`. */
+  readonly tools: readonly string[];
+  /** Absolute paths of Agent Skill folders, each holding a SKILL.md. */
+  readonly agentSkills: readonly string[];
+}
+
+export interface ActorConfig {
+  readonly name: string;
+  readonly description?: string;
+  readonly skills: readonly string[];
+  readonly permissions: {
+    /** `ask` (default) goes through the host's approval callback. */
+    readonly execute: ExecutePolicy;
+    /** Full names of restricted tools this actor may call anyway. */
+    readonly restricted: readonly string[];
+  };
+  /** The claim that names the tenant; `org_id` by default. */
+  readonly tenantKey: string;
+}
+
+export interface AgentsConfig {
+  readonly servers: Readonly<Record<string, ResolvedServerConfig>>;
+  /** Keyed by `<server>/<tool>`. */
+  readonly tools: Readonly<Record<string, { readonly overrides: CapabilityOverrides }>>;
+  readonly skills: Readonly<Record<string, SkillConfig>>;
+  readonly actors: Readonly<Record<string, ActorConfig>>;
+  /** The file the configuration was read from, when there was one. */
+  readonly source?: string;
+}
+
+export interface AgentsConfigOptions {
+  /** Where `${VAR}` references are read from; `process.env` by default. */
+  readonly env?: EnvironmentVariables;
+  /** Agent skill paths are relative to this folder: the file's folder, else the working directory. */
+  readonly baseDir?: string;
+}
+
+export interface ParseAgentsConfigOptions extends AgentsConfigOptions {
+  /** The file name the text came from, for `file:line:col` in problems and for `baseDir`. */
+  readonly file?: string;
+}
+
+/**
+ * Parses the text of an `agents.yaml`. Throws a `ConfigError` listing every problem, each with
+ * its key path and a `file:line:col:` position (`<input>` when no file is named).
+ *
+ * @example
+ * const config = parseAgentsConfig('servers:\n  memory:\n    command: npx\n    args: [-y, "@modelcontextprotocol/server-memory"]\n');
+ * config.servers.memory.transport; // 'stdio'
+ */
+export function parseAgentsConfig(text: string, options: ParseAgentsConfigOptions = {}): AgentsConfig {
+  const file = options.file ?? UNNAMED_SOURCE;
+  const subject = options.file === undefined ? 'agents configuration' : `agents file ${options.file}`;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text.replace(/^\uFEFF/, ''), {
+    lineCounter,
+    keepSourceTokens: true,
+    uniqueKeys: true,
+    prettyErrors: false,
+    merge: true, // `<<: *defaults`, as Docker Compose files use it
+  });
+  if (doc.errors.length > 0) {
+    const problems = yamlSyntaxProblems(doc.errors, doc, lineCounter, file);
+    throw new ConfigError(problems, { subject, details: { file } });
+  }
+  const baseDir = options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file)));
+  return build(doc.toJS() as unknown, {
+    env: options.env ?? process.env,
+    baseDir,
+    subject,
+    source: { file, locate: yamlLocator(doc, lineCounter) },
+    ...(options.file === undefined ? {} : { sourceFile: options.file }),
+  });
+}
+
+/**
+ * Reads and parses an `agents.yaml`; agent skill paths are relative to its folder.
+ *
+ * @example
+ * const config = await loadAgentsFile('agents.yaml', { env: { ...process.env, GITHUB_TOKEN: token } });
+ */
+export async function loadAgentsFile(path: string, options: AgentsConfigOptions = {}): Promise<AgentsConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  return parseAgentsConfig(text, { ...options, file: path });
+}
+
+/** The ConfigError for a configuration file that cannot be read at all. */
+function unreadable(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const hint =
+    code === 'ENOENT'
+      ? `check the path; a relative path is read from ${process.cwd()}`
+      : code === 'EISDIR'
+        ? 'name the file inside the folder'
+        : 'check that the file is readable';
+  const problem = `${path}: cannot be read (${messageOf(error)})`;
+  return new ConfigError([{ path: '', problem, hint }], { subject: `file ${path}`, cause: error });
+}
+
+/**
+ * The same checks for a host that builds its configuration in code. Keys are the file's
+ * (snake_case); the camelCase spellings of the same keys are accepted too. Paths in problems are
+ * written in snake_case. `${VAR}` references are filled in as for a file.
+ *
+ * @example
+ * agentsConfigFromObject({ servers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } });
+ */
+export function agentsConfigFromObject(input: unknown, options: AgentsConfigOptions = {}): AgentsConfig {
+  return build(input, {
+    env: options.env ?? process.env,
+    baseDir: resolvePath(options.baseDir ?? process.cwd()),
+    subject: 'agents configuration',
+  });
+}
+
+interface BuildContext {
+  readonly env: EnvironmentVariables;
+  readonly baseDir: string;
+  readonly subject: string;
+  readonly source?: { readonly file: string; readonly locate: Locate };
+  readonly sourceFile?: string;
+}
+
+/** Checks everything, reports everything, then assembles the camelCase result. */
+function build(input: unknown, context: BuildContext): AgentsConfig {
+  const fail = (found: readonly FoundProblem[]): never => {
+    const { problems, locations } = placeProblems(found, context.source);
+    const file = context.source ? { file: context.source.file } : {};
+    throw new ConfigError(problems, { subject: context.subject, details: { ...file, locations } });
+  };
+  const expanded = resolveEnvReferences(withoutExtensions(input ?? {}), context.env);
+  const found: FoundProblem[] = [...expanded.problems];
+  if (!isRecord(expanded.value)) {
+    const problem = `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`;
+    fail([{ path: [], problem, hint: 'start the file with servers:' }]);
+  }
+  const data = normalizeKeySpellings(expanded.value as Record<string, unknown>);
+  found.push(...agentsSchemaProblems(data));
+  const section = (key: string): Record<string, unknown> => (isRecord(data[key]) ? data[key] : {});
+  const servers = section('servers');
+  const resolvedServers: Record<string, ResolvedServerConfig> = {};
+  for (const name of Object.keys(servers)) {
+    const result = checkNamedServer(name, serverConfigFromSnake(servers[name]), ['servers', name], 'snake_case');
+    if (result.config) resolvedServers[name] = result.config;
+    found.push(...result.problems);
+  }
+  found.push(...referenceProblems(data, Object.keys(servers)));
+  found.push(...agentSkillProblems(section('skills'), context.baseDir));
+  if (found.length > 0) fail(found);
+  return assemble(data, resolvedServers, context);
+}
+
+/** Top-level `x-` keys hold YAML anchors to merge elsewhere (as in Docker Compose); they are not read. */
+function withoutExtensions(input: unknown): unknown {
+  if (!isRecord(input)) return input;
+  return Object.fromEntries(Object.keys(input).flatMap((key) => (key.startsWith('x-') ? [] : [[key, input[key]]])));
+}
+
+/**
+ * One server entry, named by its key, through `validateServerConfig`; its problems are placed
+ * under `at` (`servers.<name>`, `mcpServers.<name>`). A `name` key must agree with the key.
+ */
+export function checkNamedServer(
+  name: string,
+  entry: unknown,
+  at: readonly PathSegment[],
+  keyStyle: KeyStyle,
+): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+  const problems: FoundProblem[] = [];
+  let input = entry;
+  if (isRecord(entry)) {
+    const { name: written, ...rest } = entry;
+    if (written !== undefined && written !== name) {
+      const problem = `is ${show(written)}, but a server is named by its key, "${name}"`;
+      problems.push({ path: [...at, 'name'], problem, hint: 'remove name, or rename the key' });
+    }
+    input = { name, ...rest };
+  }
+  try {
+    const config = validateServerConfig(input, { keyStyle, subject: `server "${name}"` });
+    return problems.length > 0 ? { problems } : { config, problems };
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    for (const { path, problem, hint } of error.problems) {
+      const inner = parseKeyPath(path);
+      const isName = inner[0] === 'name';
+      const where = isName ? [...at] : [...at, ...inner];
+      problems.push({ path: where, problem: isName ? `is not a valid server name: ${problem}` : problem, ...(hint ? { hint } : {}) });
+    }
+    return { problems };
+  }
+}
+
+/** The entries of a record whose values are records themselves (the ones worth checking further). */
+function records(value: unknown): [string, Record<string, unknown>][] {
+  if (!isRecord(value)) return [];
+  return Object.keys(value).flatMap((key) => {
+    const entry = value[key];
+    return isRecord(entry) ? [[key, entry] as [string, Record<string, unknown>]] : [];
+  });
+}
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+
+function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', written: string, known: readonly string[]): FoundProblem {
+  const section = kind === 'server' ? 'servers' : 'skills';
+  const near = closest(written, known);
+  return {
+    path,
+    problem: `names ${kind} "${written}", which is not in ${section}`,
+    hint:
+      near !== undefined
+        ? `did you mean "${near}"?`
+        : known.length > 0
+          ? `known ${section}: ${known.join(', ')}`
+          : `add it under ${section}:`,
+  };
+}
+
+/** Names that must exist elsewhere in the file, and overrides that contradict themselves. */
+function referenceProblems(data: Record<string, unknown>, serverNames: readonly string[]): FoundProblem[] {
+  const problems: FoundProblem[] = [];
+  const toolOverrides = new Map<string, Record<string, unknown>>();
+  for (const [key, entry] of records(data.tools)) {
+    const server = key.slice(0, key.indexOf('/'));
+    if (key.includes('/') && !serverNames.includes(server)) problems.push(unknownName(['tools', key], 'server', server, serverNames));
+    if (!isRecord(entry.overrides)) continue;
+    toolOverrides.set(key, entry.overrides);
+    for (const { at, problem, hint } of contradictions(entry.overrides)) {
+      problems.push({ path: ['tools', key, 'overrides', at], problem, hint });
+    }
+  }
+  for (const [skill, config] of records(data.skills)) {
+    const refs = Array.isArray(config.mcp_servers) ? (config.mcp_servers as unknown[]) : [];
+    const firstAt = new Map<string, number>();
+    refs.forEach((ref, index) => {
+      const at: PathSegment[] = ['skills', skill, 'mcp_servers', index];
+      const server = typeof ref === 'string' ? ref : isRecord(ref) && typeof ref.server === 'string' ? ref.server : undefined;
+      if (server === undefined) return;
+      const serverPath = typeof ref === 'string' ? at : [...at, 'server'];
+      if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
+      const earlier = firstAt.get(server);
+      if (earlier !== undefined) {
+        const problem = `lists server "${server}" again (also item ${earlier})`;
+        problems.push({ path: serverPath, problem, hint: 'merge the two entries into one' });
+      } else firstAt.set(server, index);
+      if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
+    });
+  }
+  const skillNames = Object.keys(isRecord(data.skills) ? data.skills : {});
+  for (const [actor, config] of records(data.actors)) {
+    strings(config.skills).forEach((skill, index) => {
+      if (!skillNames.includes(skill)) problems.push(unknownName(['actors', actor, 'skills', index], 'skill', skill, skillNames));
+    });
+  }
+  return problems;
+}
+
+/** Overrides of a skill's server entry: no contradictions, alone or merged over `tools:`, and only included tools. */
+function inclusionProblems(
+  at: readonly PathSegment[],
+  server: string,
+  ref: Record<string, unknown>,
+  toolOverrides: ReadonlyMap<string, Record<string, unknown>>,
+): FoundProblem[] {
+  const problems: FoundProblem[] = [];
+  const include = Array.isArray(ref.include) ? strings(ref.include) : undefined;
+  const exclude = strings(ref.exclude);
+  for (const [tool, overrides] of records(ref.overrides)) {
+    const path = [...at, 'overrides', tool];
+    const own = contradictions(overrides);
+    for (const clash of own) problems.push({ path: [...path, clash.at], problem: clash.problem, hint: clash.hint });
+    const base = toolOverrides.get(`${server}/${tool}`);
+    if (own.length === 0 && base) {
+      for (const { keys } of contradictions({ ...base, ...overrides })) {
+        const mine = keys.find((key) => Object.hasOwn(overrides, key));
+        const theirs = keys.find((key) => key !== mine);
+        if (mine === undefined || theirs === undefined) continue;
+        problems.push({
+          path: [...path, mine],
+          problem: `${mine}: ${String(overrides[mine])} here and ${theirs}: ${String(base[theirs])} in tools.${server}/${tool} contradict each other`,
+          hint: `a skill's overrides are merged key by key over the tools section: also write ${theirs}: ${String(!base[theirs])} here`,
+        });
+      }
+    }
+    if (/[/*?\s]/.test(tool)) continue; // the schema reports the name itself
+    const excludedBy = exclude.find((pattern) => toolPatternMatches(pattern, tool));
+    if (excludedBy !== undefined) {
+      const problem = `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`;
+      problems.push({ path, problem, hint: 'remove the override, or the exclusion' });
+    } else if (include !== undefined && !include.some((pattern) => toolPatternMatches(pattern, tool))) {
+      const problem = `overrides tool "${tool}", which include does not match`;
+      problems.push({ path, problem, hint: `add "${tool}" to include, or remove the override` });
+    }
+  }
+  return problems;
+}
+
+interface Contradiction {
+  /** The two keys that clash; the problem is reported at the first. */
+  readonly keys: readonly [string, string];
+  readonly at: string;
+  readonly problem: string;
+  readonly hint: string;
+}
+
+/** Capability keys that cannot all hold of one tool. */
+function contradictions(overrides: Record<string, unknown>): Contradiction[] {
+  const found: Contradiction[] = [];
+  const { read_only: readOnly, writes, destructive } = overrides;
+  const clash = (a: string, b: string, hint: string) => {
+    const problem = `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`;
+    found.push({ keys: [a, b], at: a, problem, hint });
+  };
+  if (readOnly === true && writes === true) clash('read_only', 'writes', 'a read-only tool does not write: keep one of them');
+  if (readOnly === true && destructive === true) clash('read_only', 'destructive', 'a destructive tool writes: keep one of them');
+  if (writes === false && destructive === true) clash('destructive', 'writes', 'a destructive tool writes: keep one of them');
+  return found;
+}
+
+/**
+ * Whether a tool name matches an include / exclude pattern: an exact name, or a glob where `*`
+ * is any run of characters and `?` any one character.
+ */
+export function toolPatternMatches(pattern: string, tool: string): boolean {
+  if (!/[*?]/.test(pattern)) return pattern === tool;
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, 's').test(tool);
+}
+
+/** Whether a skill's server entry keeps `tool`: matched by `include` (or no include), and not by `exclude`. */
+export function skillIncludesTool(ref: SkillServerRef, tool: string): boolean {
+  const included = ref.include === undefined || ref.include.some((pattern) => toolPatternMatches(pattern, tool));
+  return included && !(ref.exclude ?? []).some((pattern) => toolPatternMatches(pattern, tool));
+}
+
+/**
+ * The overrides that apply to `<server>/<tool>`: the `tools` section's, with those of the skill's
+ * server entry (when given) merged over them key by key.
+ */
+export function overridesFor(config: AgentsConfig, server: string, tool: string, ref?: SkillServerRef): CapabilityOverrides {
+  return { ...config.tools[`${server}/${tool}`]?.overrides, ...(ref?.server === server ? ref.overrides[tool] : undefined) };
+}
+
+/** Agent skill folders must exist and hold a SKILL.md; SKILL.md itself is read elsewhere. */
+function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): FoundProblem[] {
+  const problems: FoundProblem[] = [];
+  for (const [skill, config] of records(skills)) {
+    (Array.isArray(config.agent_skills) ? (config.agent_skills as unknown[]) : []).forEach((entry, index) => {
+      if (typeof entry !== 'string' || entry === '') return;
+      const path = ['skills', skill, 'agent_skills', index];
+      const folder = resolvePath(baseDir, entry);
+      const kind = statSync(folder, { throwIfNoEntry: false });
+      if (!kind) {
+        problems.push({ path, problem: `${folder} does not exist`, hint: `agent skill paths are relative to ${baseDir}` });
+      } else if (!kind.isDirectory()) {
+        problems.push({ path, problem: `${folder} is not a folder`, hint: 'name the folder that holds SKILL.md, not a file' });
+      } else if (!statSync(resolvePath(folder, 'SKILL.md'), { throwIfNoEntry: false })?.isFile()) {
+        const lower = statSync(resolvePath(folder, 'skill.md'), { throwIfNoEntry: false })?.isFile();
+        problems.push({
+          path,
+          problem: `${folder} has no SKILL.md`,
+          hint: lower ? 'rename skill.md to SKILL.md' : 'an Agent Skill folder holds a SKILL.md with its instructions',
+        });
+      }
+    });
+  }
+  return problems;
+}
+
+const optional = <K extends string>(key: K, value: unknown): { [P in K]?: string } =>
+  (typeof value === 'string' ? { [key]: value } : {}) as { [P in K]?: string };
+
+function capabilityOverrides(value: unknown): CapabilityOverrides {
+  if (!isRecord(value)) return Object.freeze({});
+  const entries = Object.entries(CAPABILITY_KEY_MAP).flatMap(([snake, camel]) =>
+    typeof value[snake] === 'boolean' ? [[camel, value[snake]]] : [],
+  );
+  return Object.freeze(Object.fromEntries(entries) as CapabilityOverrides);
+}
+
+function serverRef(ref: unknown): SkillServerRef {
+  if (typeof ref === 'string') return Object.freeze({ server: ref, required: false, overrides: Object.freeze({}) });
+  const entry = ref as Record<string, unknown>;
+  const overrides = Object.fromEntries(records(entry.overrides).map(([tool, caps]) => [tool, capabilityOverrides(caps)]));
+  return Object.freeze({
+    server: entry.server as string,
+    ...(Array.isArray(entry.include) ? { include: Object.freeze(strings(entry.include)) } : {}),
+    ...(Array.isArray(entry.exclude) ? { exclude: Object.freeze(strings(entry.exclude)) } : {}),
+    required: entry.required === true,
+    overrides: Object.freeze(overrides),
+  });
+}
+
+/** The validated document in camelCase, with defaults filled in; every level frozen. */
+function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
+  const tools = Object.fromEntries(
+    records(data.tools).map(([key, entry]) => [key, Object.freeze({ overrides: capabilityOverrides(entry.overrides) })]),
+  );
+  const skills = Object.fromEntries(
+    records(data.skills).map(([name, skill]): [string, SkillConfig] => [
+      name,
+      Object.freeze({
+        name,
+        ...optional('description', skill.description),
+        mcpServers: Object.freeze((Array.isArray(skill.mcp_servers) ? skill.mcp_servers : []).map(serverRef)),
+        tools: Object.freeze(strings(skill.tools)),
+        agentSkills: Object.freeze(strings(skill.agent_skills).map((entry) => resolvePath(context.baseDir, entry))),
+      }),
+    ]),
+  );
+  const actors = Object.fromEntries(
+    records(data.actors).map(([name, actor]): [string, ActorConfig] => {
+      const permissions = isRecord(actor.permissions) ? actor.permissions : {};
+      return [
+        name,
+        Object.freeze({
+          name,
+          ...optional('description', actor.description),
+          skills: Object.freeze(strings(actor.skills)),
+          permissions: Object.freeze({
+            execute: (permissions.execute as ExecutePolicy | undefined) ?? DEFAULT_EXECUTE_POLICY,
+            restricted: Object.freeze(strings(permissions.restricted)),
+          }),
+          tenantKey: typeof actor.tenant_key === 'string' ? actor.tenant_key : DEFAULT_TENANT_KEY,
+        }),
+      ];
+    }),
+  );
+  return Object.freeze({
+    servers: Object.freeze(servers),
+    tools: Object.freeze(tools),
+    skills: Object.freeze(skills),
+    actors: Object.freeze(actors),
+    ...(context.sourceFile === undefined ? {} : { source: context.sourceFile }),
+  });
+}

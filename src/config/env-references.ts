@@ -1,0 +1,147 @@
+/**
+ * `${NAME}` references in configuration values, filled in from the environment when a file is
+ * loaded, so secrets stay out of the file: `env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" }`.
+ *
+ * - `${NAME}` is the value of NAME; a NAME that is not set is a problem (an empty value is a value).
+ * - `${NAME:-default}` is the value of NAME, or `default` when NAME is unset or empty (as in sh).
+ * - `$${` is a literal `${`: `"$${HOME}"` stays `"${HOME}"`.
+ * - The runtime's own placeholders, `${SANDBOX_ROOT}` and `${TENANT}`, are left as they are: a
+ *   server actor fills them in when it starts the server.
+ * - `$NAME` without braces is plain text. Only string values are read, never keys.
+ */
+
+import { isRecord } from './config-keys.js';
+import type { FoundProblem, PathSegment } from './problem-text.js';
+
+/** Placeholders the runtime fills in itself when a server starts; never read from the environment. */
+export const RUNTIME_PLACEHOLDERS = ['SANDBOX_ROOT', 'TENANT'] as const;
+export type RuntimePlaceholder = (typeof RUNTIME_PLACEHOLDERS)[number];
+
+/** The environment references are read from: `process.env`, or a plain object in tests. */
+export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
+
+/** One mistake in one string: what is wrong and what to write instead. */
+export interface EnvReferenceProblem {
+  readonly problem: string;
+  readonly hint: string;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const RUNTIME = new Set<string>(RUNTIME_PLACEHOLDERS);
+
+/**
+ * Fills in the `${NAME}` references of one string. Returns the expanded text and every mistake
+ * found (unset variable, unterminated or malformed reference); the text keeps a mistaken reference
+ * as it was written.
+ *
+ * @example
+ * expandEnvReferences('Bearer ${TOKEN}', { TOKEN: 'abc' }); // { value: 'Bearer abc', problems: [] }
+ */
+export function expandEnvReferences(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
+  const problems: EnvReferenceProblem[] = [];
+  let out = '';
+  let at = 0;
+  while (at < text.length) {
+    const dollar = text.indexOf('$', at);
+    if (dollar === -1) break;
+    out += text.slice(at, dollar);
+    if (text.startsWith('$${', dollar)) {
+      out += '${';
+      at = dollar + 3;
+      continue;
+    }
+    if (text[dollar + 1] !== '{') {
+      out += '$';
+      at = dollar + 1;
+      continue;
+    }
+    const close = text.indexOf('}', dollar + 2);
+    if (close === -1) {
+      problems.push({
+        problem: `has an unterminated reference ${JSON.stringify(text.slice(dollar, dollar + 30))} (no closing })`,
+        hint: 'close it with }, or write $${ for a literal ${',
+      });
+      out += text.slice(dollar);
+      at = text.length;
+      continue;
+    }
+    const written = text.slice(dollar, close + 1);
+    const expanded = expandOne(text.slice(dollar + 2, close), written, env, problems);
+    out += expanded ?? written;
+    at = close + 1;
+  }
+  out += text.slice(at);
+  return { value: out, problems };
+}
+
+/** The value of one `${...}` (without its braces: `inner`), or undefined after recording a problem. */
+function expandOne(inner: string, written: string, env: EnvironmentVariables, problems: EnvReferenceProblem[]): string | undefined {
+  const split = inner.indexOf(':-');
+  const name = split === -1 ? inner : inner.slice(0, split);
+  const fallback = split === -1 ? undefined : inner.slice(split + 2);
+  if (!NAME.test(name)) {
+    problems.push({ problem: `has a malformed reference ${JSON.stringify(written)}`, hint: malformedHint(inner) });
+    return undefined;
+  }
+  if (RUNTIME.has(name)) {
+    if (fallback === undefined) return written;
+    problems.push({
+      problem: `gives a default to \${${name}}, which the runtime fills in when the server starts`,
+      hint: `write \${${name}} without a default`,
+    });
+    return undefined;
+  }
+  if (fallback?.includes('${')) {
+    problems.push({
+      problem: `nests a reference inside the default of ${JSON.stringify(written)}`,
+      hint: 'nested references are not supported: write the default as plain text',
+    });
+    return undefined;
+  }
+  const value = env[name];
+  if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
+  if (value !== undefined) return value;
+  problems.push({
+    problem: `${name} is not set in the environment`,
+    hint: `export it, or remove the reference (\${${name}:-text} gives a default)`,
+  });
+  return undefined;
+}
+
+function malformedHint(inner: string): string {
+  if (inner.trim() === '') return 'write a variable name inside the braces, such as ${GITHUB_TOKEN}, or $${} for a literal ${}';
+  const shellDefault = /^([A-Za-z_][A-Za-z0-9_]*)(:?[-=?+])(.*)$/.exec(inner);
+  if (shellDefault?.[1] !== undefined) return `only \${NAME:-default} is supported: write \${${shellDefault[1]}:-${shellDefault[3] ?? ''}}`;
+  if (inner.startsWith('env:')) return `write \${${inner.slice(4)}} (VS Code's \${env:NAME} is spelled \${NAME} here)`;
+  return 'a name is letters, digits and _, not starting with a digit; write $${ for a literal ${';
+}
+
+/**
+ * Fills in the references of every string value of `data` (objects and lists are walked, keys are
+ * not read). Returns a copy; each problem's path is `path` followed by the keys down to the string.
+ *
+ * @example
+ * resolveEnvReferences({ env: { TOKEN: '${TOKEN}' } }, { TOKEN: 'abc' }).value; // { env: { TOKEN: 'abc' } }
+ */
+export function resolveEnvReferences(
+  data: unknown,
+  env: EnvironmentVariables,
+  path: readonly PathSegment[] = [],
+): { value: unknown; problems: FoundProblem[] } {
+  const problems: FoundProblem[] = [];
+  const walk = (value: unknown, at: readonly PathSegment[]): unknown => {
+    if (typeof value === 'string') {
+      if (!value.includes('$')) return value;
+      const expanded = expandEnvReferences(value, env);
+      for (const { problem, hint } of expanded.problems) problems.push({ path: at, problem, hint });
+      return expanded.value;
+    }
+    if (Array.isArray(value)) return value.map((item, index) => walk(item, [...at, index]));
+    if (isRecord(value)) {
+      // Object.fromEntries defines own properties, so a `__proto__` key stays data for validation to report.
+      return Object.fromEntries(Object.keys(value).map((key) => [key, walk(value[key], [...at, key])]));
+    }
+    return value;
+  };
+  return { value: walk(data, path), problems };
+}

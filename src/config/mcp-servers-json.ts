@@ -1,0 +1,228 @@
+/**
+ * Imports the `mcpServers` map of Claude Desktop's `claude_desktop_config.json` (the same shape as
+ * Claude Code's `.mcp.json`, Cursor's and Windsurf's): each entry becomes a validated server
+ * configuration, with the same words and `file:line:col` positions as `agents.yaml`.
+ */
+
+import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError } from '../errors/index.js';
+import { checkNamedServer } from './agents-file.js';
+import { isRecord } from './config-keys.js';
+import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
+import { type FoundProblem, show } from './problem-text.js';
+import type { ResolvedServerConfig, TransportKind } from './server-config.js';
+import { UNNAMED_SOURCE, placeProblems, positionAt, yamlLocator } from './source-locations.js';
+
+export interface ParseMcpServersJsonOptions {
+  /** The file name the text came from, for `file:line:col` in problems. */
+  readonly file?: string;
+  /** Where `${VAR}` references are read from; `process.env` by default. */
+  readonly env?: EnvironmentVariables;
+}
+
+/** The `type` values other hosts write, normalized (lower case, letters and digits only) → our transport. */
+const TYPES: Readonly<Record<string, TransportKind>> = {
+  stdio: 'stdio',
+  sse: 'sse',
+  http: 'streamable-http',
+  streamablehttp: 'streamable-http',
+};
+
+/**
+ * Parses the text of a `claude_desktop_config.json`: `{ "mcpServers": { "<name>": { "command",
+ * "args", "env" } | { "url", "headers", "type"? } } }`. The transport is `stdio` for `command`, and
+ * `streamable-http` for `url` unless `"type"` (or `"transport"`) says `"sse"`. An entry with
+ * `"disabled": true` (as Cline and Roo write) is left out. Other top-level keys of the file (Claude's
+ * own settings) are ignored. The keys of `McpServerConfig` (`restart`, `startTimeoutMs`, ...) are
+ * accepted in camelCase; anything else is reported with a suggestion.
+ *
+ * @example
+ * const servers = parseMcpServersJson(await readFile('claude_desktop_config.json', 'utf8'), { file: 'claude_desktop_config.json' });
+ * servers.filesystem.transport; // 'stdio'
+ */
+export function parseMcpServersJson(text: string, options: ParseMcpServersJsonOptions = {}): Record<string, ResolvedServerConfig> {
+  const file = options.file ?? UNNAMED_SOURCE;
+  const subject = options.file === undefined ? 'mcpServers JSON' : `mcpServers file ${options.file}`;
+  const source = text.replace(/^\uFEFF/, '');
+  if (source.trim() === '') {
+    const hint = 'write { "mcpServers": {} } and add servers to it';
+    throw new ConfigError([{ path: '', problem: `${file}:1:1: is empty`, hint }], { subject, details: { file } });
+  }
+  const syntax = jsonSyntaxError(source);
+  if (syntax) {
+    const { line, col } = positionAt(source, syntax.offset);
+    throw new ConfigError([{ path: '', problem: `${file}:${line}:${col}: is not valid JSON: ${syntax.problem}`, hint: syntax.hint }], {
+      subject,
+      details: { file },
+    });
+  }
+  const data = JSON.parse(source) as unknown;
+  const lineCounter = new LineCounter();
+  const locate = yamlLocator(parseDocument(source, { lineCounter, keepSourceTokens: true }), lineCounter);
+  const env = options.env ?? process.env;
+  const found: FoundProblem[] = [];
+  const servers: Record<string, ResolvedServerConfig> = {};
+  if (!isRecord(data) || !isRecord(data.mcpServers)) {
+    found.push(topLevelProblem(data));
+  } else {
+    for (const name of Object.keys(data.mcpServers)) {
+      const result = importServer(name, data.mcpServers[name], env);
+      if (result.config) servers[name] = result.config;
+      found.push(...result.problems);
+    }
+  }
+  if (found.length > 0) {
+    const { problems, locations } = placeProblems(found, { file, locate });
+    throw new ConfigError(problems, { subject, details: { file, locations } });
+  }
+  return Object.freeze(servers) as Record<string, ResolvedServerConfig>;
+}
+
+function topLevelProblem(data: unknown): FoundProblem {
+  const example = 'write { "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }';
+  if (!isRecord(data)) return { path: [], problem: `must be a JSON object, got ${show(data)}`, hint: example };
+  if (data.mcpServers !== undefined) {
+    return { path: ['mcpServers'], problem: `must be an object of servers by name, got ${show(data.mcpServers)}`, hint: example };
+  }
+  if (isRecord(data.servers)) {
+    return { path: [], problem: 'has no "mcpServers"', hint: 'rename "servers" to "mcpServers" (VS Code\'s mcp.json calls it servers)' };
+  }
+  return { path: [], problem: 'has no "mcpServers"', hint: example };
+}
+
+/** One entry: `type` mapped to a transport, `${VAR}` filled in, then `validateServerConfig`. */
+function importServer(name: string, entry: unknown, env: EnvironmentVariables): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+  const at = ['mcpServers', name];
+  if (isRecord(entry) && entry.disabled === true) return { problems: [] };
+  const expanded = resolveEnvReferences(entry, env, at);
+  const problems: FoundProblem[] = [...expanded.problems];
+  let input = expanded.value;
+  if (isRecord(input)) {
+    const { type, disabled, ...rest } = input;
+    if (disabled !== undefined && typeof disabled !== 'boolean') {
+      problems.push({ path: [...at, 'disabled'], problem: `must be true or false, got ${show(disabled)}` });
+    }
+    const transport = typeof type === 'string' ? TYPES[type.toLowerCase().replace(/[^a-z0-9]/g, '')] : undefined;
+    if (type !== undefined && transport === undefined) {
+      const problem = `must be one of "stdio", "sse" or "http", got ${show(type)}`;
+      problems.push({ path: [...at, 'type'], problem, hint: 'leave type out: command means stdio, url means http' });
+    } else if (transport !== undefined && rest.transport !== undefined && rest.transport !== transport) {
+      const problem = `says ${show(rest.transport)}, but type says ${show(type)}`;
+      problems.push({ path: [...at, 'transport'], problem, hint: 'keep only one of type and transport' });
+    }
+    input = { ...rest, ...(transport === undefined || rest.transport !== undefined ? {} : { transport }) };
+  }
+  const checked = checkNamedServer(name, input, at, 'camelCase');
+  // A transport problem of an entry that wrote `type` is about `type`.
+  const wroteType = isRecord(entry) && entry.transport === undefined && entry.type !== undefined;
+  for (const problem of checked.problems) {
+    problems.push(wroteType && problem.path[at.length] === 'transport' ? { ...problem, path: [...at, 'type'] } : problem);
+  }
+  return problems.length > 0 ? { problems } : checked;
+}
+
+export interface JsonSyntaxError {
+  readonly offset: number;
+  readonly problem: string;
+  readonly hint: string;
+}
+
+/**
+ * The first JSON syntax error of `text`, with its offset and what a person most likely did
+ * (a trailing comma, a comment, single quotes, a missing comma); undefined for valid JSON.
+ * `JSON.parse` in Node 20 does not always say where.
+ */
+export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
+  let at = 0;
+  const fail = (problem: string, hint: string, offset = at): never => {
+    throw new StopScanning({ offset, problem, hint });
+  };
+  const space = (): void => {
+    while (at < text.length && ' \t\n\r'.includes(text[at] ?? '')) at++;
+    if (text.startsWith('//', at) || text.startsWith('/*', at)) fail('a comment', 'JSON does not allow comments: remove it');
+  };
+  const end = (what: string): never => fail(`it ends inside ${what}`, 'a closing bracket, brace or quote is missing');
+  const string = (): void => {
+    at++;
+    while (at < text.length && text[at] !== '"') {
+      const char = text.charCodeAt(at);
+      if (char < 0x20) fail('a line break or control character inside a string', 'write \\n for a line break, or close the string with "');
+      if (text[at] === '\\') {
+        const escape = text[at + 1] ?? '';
+        if (escape === 'u' ? !/^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6)) : !'"\\/bfnrt'.includes(escape) || escape === '') {
+          fail(`a bad escape "\\${escape}" in a string`, 'write \\\\ for a backslash (Windows paths: C:\\\\Users or C:/Users)');
+        }
+        at += escape === 'u' ? 6 : 2;
+      } else at++;
+    }
+    if (at >= text.length) end('a string');
+    at++;
+  };
+  const value = (): void => {
+    space();
+    const char = text[at];
+    if (char === undefined) end('the file: a value is missing');
+    if (char === '{') return members('}', () => {
+      if (text[at] === "'") fail('a key in single quotes', 'JSON keys use double quotes: "key"');
+      if (text[at] !== '"') {
+        const bare = /[A-Za-z_$]/.test(text[at] ?? '');
+        fail('a key without double quotes', bare ? 'write the key in double quotes: "key": value' : 'a key in double quotes was expected');
+      }
+      string();
+      space();
+      if (text[at] !== ':') fail('a missing ":" after a key', 'write "key": value');
+      at++;
+      value();
+    });
+    if (char === '[') return members(']', value);
+    if (char === '"') return string();
+    if (char === "'") fail('a string in single quotes', 'JSON strings use double quotes');
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at, at + 400));
+    if (!literal) {
+      const closing = char === '}' || char === ']';
+      const hint = closing ? 'a value is missing before it' : 'write a string in double quotes, a number, true, false or null';
+      fail(`an unexpected ${JSON.stringify(char)}`, hint);
+    }
+    at += literal?.[0].length ?? 0;
+  };
+  const members = (close: '}' | ']', member: () => void): void => {
+    at++;
+    space();
+    if (text[at] === close) {
+      at++;
+      return;
+    }
+    for (;;) {
+      member();
+      space();
+      if (text[at] === close) {
+        at++;
+        return;
+      }
+      if (text[at] === undefined) end(close === '}' ? 'an object' : 'a list');
+      if (text[at] !== ',') fail(`a missing "," or "${close}"`, 'separate the entries with commas');
+      const comma = at;
+      at++;
+      space();
+      if (text[at] === close) fail(`a comma before "${close}"`, 'remove the trailing comma: JSON does not allow one', comma);
+    }
+  };
+  try {
+    value();
+    space();
+    if (at < text.length) {
+      fail('more text after the end of the JSON value', 'a file holds one value: remove the rest, or check the brackets above');
+    }
+    return undefined;
+  } catch (error) {
+    if (error instanceof StopScanning) return error.found;
+    throw error;
+  }
+}
+
+/** Unwinds the scanner at the first error. */
+class StopScanning extends Error {
+  constructor(readonly found: JsonSyntaxError) {
+    super(found.problem);
+  }
+}
