@@ -56,14 +56,15 @@ const validCommon = {
       },
       { requiredKeys: [] },
     ),
-  startTimeoutMs: timer,
-  callTimeoutMs: timer,
+  startTimeoutMs: fc.integer({ min: 1, max: 100_000 }),
+  callTimeoutMs: fc.integer({ min: 1, max: 100_000 }),
   shutdownTimeoutMs: timer,
   idleStopMs: timer,
   pingIntervalMs: timer,
   maxMessageBytes: fc.integer({ min: 1024, max: 1 << 26 }),
   stderrLines: fc.nat({ max: 200 }),
   trusted: fc.boolean(),
+  roots: fc.array(fc.constantFrom('/srv/project', '/tmp/sandbox'), { maxLength: 2 }),
 };
 
 const name = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,10}$/);

@@ -27,6 +27,7 @@ export const SERVER_TOP_LEVEL_KEY_MAP = {
   max_message_bytes: 'maxMessageBytes',
   stderr_lines: 'stderrLines',
   trusted: 'trusted',
+  roots: 'roots',
 } as const satisfies Record<string, keyof McpServerConfig>;
 
 /** Keys of the nested `backoff` block: snake_case → camelCase. */

@@ -144,6 +144,12 @@ export const serverConfigSchema = {
       default: defaults.trusted,
       description: "Whether the server's tool annotations are believed in full.",
     },
+    roots: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      default: [],
+      description: 'Directories offered to the server as MCP roots (absolute paths).',
+    },
   },
 } as const;
 

@@ -59,6 +59,8 @@ export interface McpServerConfig {
   readonly stderrLines?: number;
   /** Whether the server's tool annotations are believed in full (the registry uses this). */
   readonly trusted?: boolean;
+  /** Directories offered to the server as MCP roots (absolute paths; `${SANDBOX_ROOT}` in agents.yaml). */
+  readonly roots?: readonly string[];
 }
 
 /** A configuration with every default filled in; what the machines and actors use. */
@@ -83,6 +85,7 @@ export interface ResolvedServerConfig {
   readonly maxMessageBytes: number;
   readonly stderrLines: number;
   readonly trusted: boolean;
+  readonly roots: readonly string[];
 }
 
 /** Every default, documented in the README's configuration table. */
@@ -99,4 +102,4 @@ export const SERVER_CONFIG_DEFAULTS = {
   maxMessageBytes: 16 * 1024 * 1024,
   stderrLines: 40,
   trusted: false,
-} as const satisfies Omit<ResolvedServerConfig, 'name' | 'transport' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers'>;
+} as const satisfies Omit<ResolvedServerConfig, 'name' | 'transport' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'roots'>;

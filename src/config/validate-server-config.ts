@@ -230,5 +230,6 @@ function resolve(data: Record<string, unknown>): ResolvedServerConfig {
     maxMessageBytes: pick(data.maxMessageBytes, defaults.maxMessageBytes),
     stderrLines: pick(data.stderrLines, defaults.stderrLines),
     trusted: pick(data.trusted, defaults.trusted),
+    roots: Object.freeze(Array.isArray(data.roots) ? (Array.from(data.roots) as string[]) : []),
   });
 }

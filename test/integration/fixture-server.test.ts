@@ -154,6 +154,8 @@ describe('the fixture server, well behaved', () => {
       'tools_add',
       'tools_remove',
       'echo_args',
+      'write_then_fail',
+      'read_sneaky',
       'bad_output',
       'bad_schema',
       'draft07_tool',

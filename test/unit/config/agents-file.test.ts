@@ -93,6 +93,7 @@ const server = (overrides: Record<string, unknown>) => ({
   cwd: undefined,
   url: undefined,
   headers: {},
+  roots: [],
   env: {},
   ...SERVER_CONFIG_DEFAULTS,
   ...overrides,

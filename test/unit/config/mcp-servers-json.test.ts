@@ -40,7 +40,7 @@ function problemAt(error: ConfigError, path: string): ConfigProblem {
   return found;
 }
 
-const defaults = { cwd: undefined, url: undefined, command: undefined, headers: {}, env: {}, args: [], ...SERVER_CONFIG_DEFAULTS };
+const defaults = { cwd: undefined, url: undefined, command: undefined, headers: {}, env: {}, args: [], roots: [], ...SERVER_CONFIG_DEFAULTS };
 
 describe('parseMcpServersJson imports Claude Desktop mcpServers', () => {
   it('turns two stdio servers and one url server into server configurations', () => {

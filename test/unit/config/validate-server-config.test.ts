@@ -50,6 +50,7 @@ describe('validateServerConfig resolves a valid configuration', () => {
       cwd: undefined,
       url: undefined,
       headers: {},
+      roots: [],
       ...SERVER_CONFIG_DEFAULTS,
     });
   });
@@ -81,6 +82,7 @@ describe('validateServerConfig resolves a valid configuration', () => {
       maxMessageBytes: 1024,
       stderrLines: 0,
       trusted: true,
+      roots: ['/srv/project'],
     } as const;
     expect(validateServerConfig(input)).toEqual({ ...input, transport: 'stdio', url: undefined, headers: {} });
   });
