@@ -3,6 +3,7 @@
  * outcome is, and the inputs and outputs of the actors the runtime provides.
  */
 import type { ToolDescriptor, ToolResult } from '../registry/tool-descriptor.js';
+import type { ErrorCode } from '../errors/codes.js';
 import type { McpActorsError } from '../errors/mcp-actors-error.js';
 
 /** A file a call added, modified or deleted, with content hashes before and after. */
@@ -44,7 +45,7 @@ export interface ToolCallInput {
 
 export type Authorization =
   | { readonly allowed: true }
-  | { readonly allowed: false; readonly rule: string; readonly reason: string };
+  | { readonly allowed: false; readonly rule: string; readonly reason: string; readonly code?: ErrorCode };
 
 /** What committing found: the call's changes, or a read-only tool that changed the sandbox. */
 export type CommitReport =

@@ -10,9 +10,20 @@
  */
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import { compileSchema, describeViolations, violationsOf } from '../registry/json-schema-validators.js';
+import type { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
+import {
+  argsAreValid,
+  asCallError,
+  cancelledError,
+  deniedError,
+  invalidArgsError,
+  rollbackFailedError,
+  rolledBackNote,
+  threwError,
+  timeoutError,
+  toolFailedError,
+} from './tool-call-errors.js';
 import type { Authorization, CallOutcome, CallStatus, CommitReport, FileChange, RollbackReport, ToolCallInput } from './tool-call-io.js';
 
 export interface ToolCallContext {
@@ -37,9 +48,6 @@ function notProvided(name: string): never {
   throw new Error(`the tool-call machine's "${name}" actor was not provided; use toolCallMachine.provide({ actors })`);
 }
 
-function asError(error: unknown, code: ErrorCode, message: string): McpActorsError {
-  return isMcpActorsError(error) ? error : new McpActorsError(code, `${message}: ${messageOf(error)}`, { cause: error });
-}
 
 export const toolCallMachine = setup({
   types: {
@@ -67,10 +75,7 @@ export const toolCallMachine = setup({
     ),
   },
   guards: {
-    argsAreValid: ({ context }) => {
-      const schema = compileSchema(context.input.tool.inputSchema);
-      return schema.ok && schema.validate(context.args) === true;
-    },
+    argsAreValid: ({ context }) => argsAreValid(context.input, context.args),
     isAllowed: ({ event }) => (event as unknown as { output: Authorization }).output.allowed,
     isSandboxed: ({ context }) => context.input.sandboxed,
     mayWrite: ({ context }) => mayWrite(context.input),
@@ -80,60 +85,30 @@ export const toolCallMachine = setup({
     sandboxRestored: ({ event }) => (event as unknown as { output: RollbackReport }).output.restored,
   },
   actions: {
-    rejectInvalidArgs: assign(({ context }) => {
-      const { tool } = context.input;
-      const schema = compileSchema(tool.inputSchema);
-      const detail = schema.ok ? describeViolations(violationsOf(schema.validate.errors)) : `its input schema does not compile (${schema.problem})`;
-      return {
-        status: 'rejected' as const,
-        error: new McpActorsError(ErrorCode.INVALID_ARGUMENT, `the arguments of "${tool.name}" do not match its input schema: ${detail}`, {
-          details: { tool: tool.name, violations: schema.ok ? violationsOf(schema.validate.errors) : [] },
-        }),
-      };
-    }),
-    rejectUnauthorized: assign(({ event, context }) => {
-      const denial = (event as unknown as { output: Authorization & { allowed: false } }).output;
-      return {
-        status: 'rejected' as const,
-        error: new McpActorsError(ErrorCode.PERMISSION_DENIED, `"${context.input.tool.name}" was not allowed: ${denial.reason}`, {
-          details: { tool: context.input.tool.name, rule: denial.rule },
-        }),
-      };
-    }),
+    rejectInvalidArgs: assign(({ context }) => ({ status: 'rejected' as const, error: invalidArgsError(context.input, context.args) })),
+    rejectUnauthorized: assign(({ event, context }) => ({
+      status: 'rejected' as const,
+      error: deniedError(context.input, (event as unknown as { output: Authorization & { allowed: false } }).output),
+    })),
     rejectWith: assign(({ event }) => ({
       status: 'rejected' as const,
-      error: asError((event as unknown as { error: unknown }).error, ErrorCode.SANDBOX_PATH, 'the call could not be prepared'),
+      error: asCallError((event as unknown as { error: unknown }).error, ErrorCode.SANDBOX_PATH, 'the call could not be prepared'),
     })),
     failWith: assign(({ event }) => ({
       status: 'failed' as const,
-      error: asError((event as unknown as { error: unknown }).error, ErrorCode.CHECKPOINT_FAILED, 'the call failed'),
+      error: asCallError((event as unknown as { error: unknown }).error, ErrorCode.CHECKPOINT_FAILED, 'the call failed'),
     })),
     rememberArgs: assign({ args: ({ event }) => (event as unknown as { output: Record<string, unknown> }).output }),
     rememberCheckpoint: assign({ checkpointId: ({ event }) => (event as unknown as { output: string }).output }),
     rememberResult: assign({ result: ({ event }) => (event as unknown as { output: ToolResult }).output }),
     recordToolFailure: assign(({ event, context }) => {
       const result = (event as unknown as { output: ToolResult }).output;
-      return {
-        result,
-        error: new McpActorsError(ErrorCode.TOOL_FAILED, `"${context.input.tool.name}" failed (${result.errorCode}): ${result.error}`, {
-          details: { tool: context.input.tool.name, errorCode: result.errorCode },
-        }),
-      };
+      return { result, error: toolFailedError(context.input, result) };
     }),
-    recordInvokeError: assign(({ event, context }) => ({
-      error: asError((event as unknown as { error: unknown }).error, ErrorCode.TOOL_FAILED, `"${context.input.tool.name}" threw`),
-    })),
-    recordTimeout: assign(({ context }) => ({
-      error: new McpActorsError(
-        ErrorCode.REQUEST_TIMEOUT,
-        `"${context.input.tool.name}" did not finish within ${context.input.timeoutMs} ms; it was cancelled`,
-        { details: { tool: context.input.tool.name, timeoutMs: context.input.timeoutMs } },
-      ),
-    })),
+    recordInvokeError: assign(({ event, context }) => ({ error: threwError(context.input, (event as unknown as { error: unknown }).error) })),
+    recordTimeout: assign(({ context }) => ({ error: timeoutError(context.input) })),
     recordCancel: assign(({ event, context }) => ({
-      error: new McpActorsError(ErrorCode.CANCELLED, `"${context.input.tool.name}" was cancelled${event.type === 'call.cancel' && event.reason ? `: ${event.reason}` : ''}`, {
-        details: { tool: context.input.tool.name },
-      }),
+      error: cancelledError(context.input, event.type === 'call.cancel' ? event.reason : undefined),
     })),
     recordCommit: assign(({ event }) => ({ changes: (event as unknown as { output: CommitReport }).output.changes })),
     recordViolation: assign(({ event }) => {
@@ -145,15 +120,11 @@ export const toolCallMachine = setup({
     markRolledBack: assign(({ context, event }) => ({
       status: 'rolled-back' as const,
       error: (event as unknown as { output: RollbackReport }).output.violation ?? context.error,
-      note: context.input.tool.checkpointable
-        ? undefined
-        : 'the sandbox was restored; effects of this tool outside the sandbox (it is not checkpointable) were not undone',
+      note: rolledBackNote(context.input),
     })),
     markRollbackFailed: assign(({ event, context }) => ({
       status: 'failed' as const,
-      error: new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `rolling back after "${context.input.tool.name}" failed: ${messageOf((event as unknown as { error: unknown }).error)}`, {
-        cause: context.error,
-      }),
+      error: rollbackFailedError(context.input, (event as unknown as { error: unknown }).error, context.error),
     })),
   },
   delays: {

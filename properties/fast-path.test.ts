@@ -1,0 +1,135 @@
+/**
+ * The fast path and the tool-call machine must agree: for every generated read-only call — valid
+ * or not, allowed or not, in a sandbox or not, with each step succeeding, failing or throwing —
+ * both end with the same status, error, result, changes and note.
+ */
+import fc from 'fast-check';
+import { createActor, toPromise } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { toolCallActors } from '../src/calls/tool-call-actors.js';
+import type { ToolCallSteps } from '../src/calls/tool-call-steps.js';
+import { fastToolCall } from '../src/calls/fast-tool-call.js';
+import { ErrorCode } from '../src/errors/codes.js';
+import { McpActorsError } from '../src/errors/mcp-actors-error.js';
+import type { CallOutcome, ToolCallInput } from '../src/machines/tool-call-io.js';
+import { toolCallMachine } from '../src/machines/tool-call-machine.js';
+import { inferCapabilities } from '../src/registry/capabilities.js';
+import type { ToolDescriptor, ToolResult } from '../src/registry/tool-descriptor.js';
+
+const scriptArb = fc.record({
+  sandboxed: fc.boolean(),
+  argsValid: fc.boolean(),
+  checkpointable: fc.boolean(),
+  authorize: fc.constantFrom('allow', 'deny', 'deny-tenant', 'throw'),
+  lock: fc.constantFrom('ok', 'ok', 'throw'),
+  rewrite: fc.constantFrom('ok', 'ok', 'path-error', 'throw'),
+  invoke: fc.constantFrom('ok', 'ok', 'tool-error', 'throw', 'mcp-error'),
+  rewriteResult: fc.constantFrom('ok', 'ok', 'throw'),
+  commit: fc.constantFrom('ok', 'ok', 'violation', 'throw'),
+  rollback: fc.constantFrom('restored', 'not-restored', 'violation', 'throw'),
+});
+type ScriptCase = typeof scriptArb extends fc.Arbitrary<infer T> ? T : never;
+
+function tool(checkpointable: boolean): ToolDescriptor {
+  const inference = { toolName: 'read_notes' };
+  const inferred = inferCapabilities(inference);
+  return {
+    name: 'fx/read_notes',
+    namespace: 'fx',
+    toolName: 'read_notes',
+    description: '',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    outputSchema: undefined,
+    annotations: undefined,
+    source: 'mcp',
+    sourceMetadata: { server: 'fx' },
+    capabilities: inferred.capability,
+    provenance: inferred.provenance,
+    checkpointable,
+    inference,
+  };
+}
+
+function steps(script: ScriptCase): ToolCallSteps {
+  const ok: ToolResult = { success: true, content: [{ type: 'text', text: 'ok' }], data: { n: 1 }, error: undefined, errorCode: undefined, durationMs: 0 };
+  return {
+    authorize: () => {
+      if (script.authorize === 'throw') throw new Error('policy crashed');
+      if (script.authorize === 'deny') return { allowed: false, rule: 'permissions.execute: deny', reason: 'denied' };
+      if (script.authorize === 'deny-tenant') return { allowed: false, rule: 'tenant', reason: 'tenant argument', code: ErrorCode.TENANT_ARGUMENT };
+      return { allowed: true };
+    },
+    acquireLock: async () => {
+      if (script.lock === 'throw') throw new Error('lock broken');
+      return () => undefined;
+    },
+    rewriteArgs: async (_input, args) => {
+      if (script.rewrite === 'path-error') throw new McpActorsError(ErrorCode.SANDBOX_PATH, 'leaves the sandbox');
+      if (script.rewrite === 'throw') throw new Error('rewriter crashed');
+      return { ...args, path: `/sandbox/${String(args.path)}` };
+    },
+    checkpoint: async () => {
+      throw new Error('a read-only call never checkpoints');
+    },
+    invoke: async () => {
+      if (script.invoke === 'throw') throw new Error('adapter crashed');
+      if (script.invoke === 'mcp-error') throw new McpActorsError(ErrorCode.CONNECTION_LOST, 'server went away');
+      if (script.invoke === 'tool-error') return { ...ok, success: false, error: 'server error: no', errorCode: 'SERVER_ERROR' };
+      return ok;
+    },
+    rewriteResult: async (_input, result) => {
+      if (script.rewriteResult === 'throw') throw new Error('result rewriter crashed');
+      return { ...result, content: [{ type: 'text', text: 'ok (logical)' }] };
+    },
+    commit: async () => {
+      if (script.commit === 'throw') throw new Error('commit crashed');
+      if (script.commit === 'violation') {
+        return { ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'wrote x'), changes: [{ path: 'x', kind: 'added' }] };
+      }
+      return { ok: true, changes: [] };
+    },
+    rollback: async () => {
+      if (script.rollback === 'throw') throw new Error('rollback crashed');
+      if (script.rollback === 'violation') return { restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'changed y') };
+      return { restored: script.rollback === 'restored', violation: undefined };
+    },
+  };
+}
+
+function input(script: ScriptCase): ToolCallInput {
+  return {
+    callId: 'c',
+    tool: tool(script.checkpointable),
+    args: script.argsValid ? { path: 'notes.md' } : { path: 7 },
+    timeoutMs: 10_000,
+    sandboxed: script.sandboxed,
+    startedAt: Date.now(),
+  };
+}
+
+function comparable(outcome: CallOutcome) {
+  return {
+    status: outcome.status,
+    result: outcome.result,
+    changes: outcome.changes,
+    checkpointId: outcome.checkpointId,
+    note: outcome.note,
+    errorCode: outcome.error?.code,
+    errorMessage: outcome.error?.message,
+  };
+}
+
+describe('the fast path', () => {
+  it('gives the same outcome as the tool-call machine for every read-only call', async () => {
+    await fc.assert(
+      fc.asyncProperty(scriptArb, async (script) => {
+        const machine = createActor(toolCallMachine.provide({ actors: toolCallActors(steps(script)) }), { input: input(script) });
+        machine.start();
+        const viaMachine = await toPromise(machine);
+        const viaFastPath = await fastToolCall(steps(script), input(script));
+        expect(comparable(viaFastPath)).toEqual(comparable(viaMachine));
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The steps of a tool call as plain async functions. The tool-call machine invokes them as actors;
+ * the fast path (`fast-tool-call.ts`) calls the very same functions in the same order, so the two
+ * cannot drift apart in what a step does — and a differential test checks they agree on the flow.
+ */
+import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from '../machines/tool-call-io.js';
+import type { ToolResult } from '../registry/tool-descriptor.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
+
+export type Authorizer = (call: ToolCallInput) => Authorization | Promise<Authorization>;
+
+export interface ToolCallEnvironment {
+  readonly registry: ToolRegistry;
+  readonly workspace?: SandboxWorkspace | undefined;
+  readonly authorize?: Authorizer | undefined;
+}
+
+export interface ToolCallSteps {
+  authorize(input: ToolCallInput): Authorization | Promise<Authorization>;
+  /** Resolves with the release function once the sandbox lock is held. */
+  acquireLock(mode: 'read' | 'write', signal: AbortSignal): Promise<() => void>;
+  rewriteArgs(input: ToolCallInput, args: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>>;
+  checkpoint(input: ToolCallInput): Promise<string>;
+  invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<ToolResult>;
+  rewriteResult(input: ToolCallInput, result: ToolResult): Promise<ToolResult>;
+  commit(input: ToolCallInput, checkpointId: string | undefined): Promise<CommitReport>;
+  rollback(input: ToolCallInput, checkpointId: string | undefined): Promise<RollbackReport>;
+}
+
+const allowAll: Authorization = { allowed: true };
+const noRelease = (): void => undefined;
+
+export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
+  const { registry, workspace } = environment;
+  const authorize = environment.authorize;
+  return {
+    authorize: (input) => (authorize ? authorize(input) : allowAll),
+    acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
+    rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs({ ...args }, input.tool.inputSchema) : { ...args }),
+    checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
+    invoke: (input, args, signal) =>
+      registry.handlerOf(input.tool.name)(args as Record<string, unknown>, {
+        timeoutMs: input.timeoutMs,
+        signal,
+        ...(input.meta ? { meta: input.meta } : {}),
+      }),
+    rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),
+    commit: async (input, checkpointId) => {
+      if (!workspace) return { ok: true, changes: [] };
+      return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name) : workspace.commitWrite(checkpointId);
+    },
+    rollback: async (_input, checkpointId) =>
+      workspace ? workspace.rollback(checkpointId) : { restored: false, violation: undefined },
+  };
+}

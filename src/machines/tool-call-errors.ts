@@ -1,0 +1,70 @@
+/**
+ * The errors and notes a tool call ends with, built in one place so the machine and the fast path
+ * say exactly the same thing.
+ */
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { compileSchema, describeViolations, violationsOf } from '../registry/json-schema-validators.js';
+import type { ToolResult } from '../registry/tool-descriptor.js';
+import type { Authorization, ToolCallInput } from './tool-call-io.js';
+
+export function argsAreValid(input: ToolCallInput, args: Readonly<Record<string, unknown>>): boolean {
+  const schema = compileSchema(input.tool.inputSchema);
+  return schema.ok && schema.validate(args) === true;
+}
+
+export function invalidArgsError(input: ToolCallInput, args: Readonly<Record<string, unknown>>): McpActorsError {
+  const { tool } = input;
+  const schema = compileSchema(tool.inputSchema);
+  const violations = schema.ok && !schema.validate(args) ? violationsOf(schema.validate.errors) : [];
+  const detail = schema.ok ? describeViolations(violations) : `its input schema does not compile (${schema.problem})`;
+  return new McpActorsError(ErrorCode.INVALID_ARGUMENT, `the arguments of "${tool.name}" do not match its input schema: ${detail}`, {
+    details: { tool: tool.name, violations },
+  });
+}
+
+export function deniedError(input: ToolCallInput, denial: Authorization & { allowed: false }): McpActorsError {
+  return new McpActorsError(denial.code ?? ErrorCode.PERMISSION_DENIED, `"${input.tool.name}" was not allowed: ${denial.reason}`, {
+    details: { tool: input.tool.name, rule: denial.rule },
+  });
+}
+
+export function asCallError(error: unknown, code: ErrorCode, message: string): McpActorsError {
+  return isMcpActorsError(error) ? error : new McpActorsError(code, `${message}: ${messageOf(error)}`, { cause: error });
+}
+
+export function toolFailedError(input: ToolCallInput, result: ToolResult): McpActorsError {
+  return new McpActorsError(ErrorCode.TOOL_FAILED, `"${input.tool.name}" failed (${result.errorCode}): ${result.error}`, {
+    details: { tool: input.tool.name, errorCode: result.errorCode },
+  });
+}
+
+export function threwError(input: ToolCallInput, error: unknown): McpActorsError {
+  return asCallError(error, ErrorCode.TOOL_FAILED, `"${input.tool.name}" threw`);
+}
+
+export function timeoutError(input: ToolCallInput): McpActorsError {
+  return new McpActorsError(
+    ErrorCode.REQUEST_TIMEOUT,
+    `"${input.tool.name}" did not finish within ${input.timeoutMs} ms; it was cancelled`,
+    { details: { tool: input.tool.name, timeoutMs: input.timeoutMs } },
+  );
+}
+
+export function cancelledError(input: ToolCallInput, reason: string | undefined): McpActorsError {
+  return new McpActorsError(ErrorCode.CANCELLED, `"${input.tool.name}" was cancelled${reason ? `: ${reason}` : ''}`, {
+    details: { tool: input.tool.name },
+  });
+}
+
+export function rollbackFailedError(input: ToolCallInput, error: unknown, first: McpActorsError | undefined): McpActorsError {
+  return new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `rolling back after "${input.tool.name}" failed: ${messageOf(error)}`, {
+    cause: first,
+  });
+}
+
+export function rolledBackNote(input: ToolCallInput): string | undefined {
+  return input.tool.checkpointable
+    ? undefined
+    : 'the sandbox was restored; effects of this tool outside the sandbox (it is not checkpointable) were not undone';
+}
