@@ -129,7 +129,7 @@ describe('the fast path', () => {
         const viaFastPath = await fastToolCall(steps(script), input(script));
         expect(comparable(viaFastPath)).toEqual(comparable(viaMachine));
       }),
-      { numRuns: 400 },
+      { numRuns: 1_000 },
     );
   });
 });

@@ -1,0 +1,206 @@
+/**
+ * Rollback is exact: from a random small tree (files with random bytes and modes, directories with
+ * modes, empty directories, symlinks, dangling ones, entries under a nested `.git`), a checkpoint,
+ * then a random sequence of writes, deletes, chmods, mkdirs, symlinks and moves, a rollback gives
+ * back the identical tree — every path, type, byte, mode and symlink target.
+ */
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CheckpointStore, RollbackStep } from '../src/sandbox/checkpoint-store.js';
+import { snapshotTree, type TreeEntry } from '../test/support/tree-snapshot.js';
+
+type Op =
+  | { readonly op: 'write'; readonly path: string; readonly bytes: Uint8Array }
+  | { readonly op: 'chmod'; readonly path: string; readonly mode: number }
+  | { readonly op: 'mkdir'; readonly path: string }
+  | { readonly op: 'symlink'; readonly path: string; readonly target: string }
+  | { readonly op: 'remove'; readonly path: string }
+  | { readonly op: 'move'; readonly path: string; readonly to: string };
+
+const TOP = ['a', 'b', 'c d', 'é'];
+const BELOW = ['a', 'b', 'x\ny', '.git', 'f'];
+const path = fc
+  .tuple(fc.constantFrom(...TOP), fc.array(fc.constantFrom(...BELOW), { maxLength: 2 }))
+  .map(([top, rest]) => [top, ...rest].join('/'));
+const mode = fc.constantFrom(0o600, 0o640, 0o644, 0o700, 0o755, 0o444, 0o711, 0o750, 0o555, 0o2755);
+const target = fc.constantFrom('a', '../a', 'b/c', '/nonexistent/path', '.', 'c d', '..');
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ op: fc.constant('write' as const), path, bytes: fc.uint8Array({ maxLength: 48 }) }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('chmod' as const), path: fc.oneof(path, fc.constant('')), mode }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('mkdir' as const), path }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('symlink' as const), path, target }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('remove' as const), path }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('move' as const), path, to: path }) },
+);
+
+// Also cleans up after a run cut short by a timeout.
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+}
+
+function tryLstat(absolute: string): Stats | undefined {
+  try {
+    return lstatSync(absolute);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes every parent of `path` a real directory, replacing files and symlinks in the way. */
+function ensureParents(root: string, path: string): void {
+  const parts = path.split('/');
+  for (let i = 1; i < parts.length; i += 1) {
+    const absolute = join(root, ...parts.slice(0, i));
+    const stat = tryLstat(absolute);
+    if (stat?.isDirectory()) continue;
+    if (stat) unlinkSync(absolute);
+    mkdirSync(absolute);
+  }
+}
+
+function clear(absolute: string): void {
+  if (tryLstat(absolute)) rmSync(absolute, { recursive: true, force: true });
+}
+
+function apply(root: string, step: Op): void {
+  const absolute = join(root, step.path);
+  switch (step.op) {
+    case 'write':
+      ensureParents(root, step.path);
+      if (!tryLstat(absolute)?.isFile()) clear(absolute);
+      writeFileSync(absolute, step.bytes);
+      return;
+    case 'chmod': {
+      const stat = tryLstat(absolute);
+      if (stat && !stat.isSymbolicLink()) chmodSync(absolute, stat.isDirectory() ? step.mode | 0o100 : step.mode);
+      return;
+    }
+    case 'mkdir':
+      ensureParents(root, step.path);
+      if (!tryLstat(absolute)?.isDirectory()) {
+        clear(absolute);
+        mkdirSync(absolute);
+      }
+      return;
+    case 'symlink':
+      ensureParents(root, step.path);
+      clear(absolute);
+      symlinkSync(step.target, absolute);
+      return;
+    case 'remove':
+      clear(absolute);
+      return;
+    case 'move': {
+      if (!tryLstat(absolute) || step.to === step.path || step.to.startsWith(`${step.path}/`) || step.path.startsWith(`${step.to}/`)) return;
+      // Parents of the destination are made real directories first, which may replace the source.
+      ensureParents(root, step.to);
+      if (!tryLstat(absolute)) return;
+      clear(join(root, step.to));
+      renameSync(absolute, join(root, step.to));
+    }
+  }
+}
+
+function withoutSpecials(tree: Record<string, TreeEntry>): Record<string, TreeEntry> {
+  return Object.fromEntries(Object.entries(tree).filter(([, entry]) => entry.type !== 'other'));
+}
+
+describe('checkpoint rollback', () => {
+  it('restores the identical tree after any sequence of changes, and reports changes exactly when there are some', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 14 }),
+        fc.array(op, { minLength: 0, maxLength: 10 }),
+        fc.array(op, { minLength: 0, maxLength: 6 }),
+        async (setup, changes, more) => {
+          const root = tempDir('ckpt-prop-');
+          const store = await CheckpointStore.open({ root, storeDir: join(tempDir('ckpt-prop-store-'), 'store') });
+          try {
+            for (const step of setup) apply(root, step);
+            const original = snapshotTree(root);
+            const first = await store.checkpoint();
+
+            for (const step of changes) apply(root, step);
+            const changed = snapshotTree(root);
+            const reported = await store.changesSince(first.id);
+            expect(reported.length === 0).toBe(JSON.stringify(changed) === JSON.stringify(original));
+            const second = await store.checkpoint();
+            for (const step of more) apply(root, step);
+
+            await store.rollback(first.id);
+            expect(snapshotTree(root)).toEqual(original);
+            await store.rollback(second.id);
+            expect(snapshotTree(root)).toEqual(withoutSpecials(changed));
+            expect(await store.changesSince(second.id)).toEqual([]);
+          } finally {
+            await store.dispose();
+            rmSync(root, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: Number(process.env.CKPT_RUNS ?? 35) },
+    );
+  });
+
+  it('finishes a rollback interrupted at any step, from whatever half-done state, on the next open()', async () => {
+    const steps = Object.values(RollbackStep);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 12 }),
+        fc.array(op, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(...steps),
+        fc.array(op, { maxLength: 4 }),
+        async (setup, changes, crashAfter, scribbles) => {
+          const root = tempDir('ckpt-prop-');
+          const storeDir = join(tempDir('ckpt-prop-store-'), 'store');
+          const crash = new Error('simulated crash');
+          const store = await CheckpointStore.open({
+            root,
+            storeDir,
+            onRollbackStep: (step) => {
+              if (step !== crashAfter) return;
+              for (const scribble of scribbles) apply(root, scribble);
+              throw crash;
+            },
+          });
+          let reopened: CheckpointStore | undefined;
+          try {
+            for (const step of setup) apply(root, step);
+            const original = snapshotTree(root);
+            const first = await store.checkpoint();
+            for (const step of changes) apply(root, step);
+            await expect(store.rollback(first.id)).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', cause: crash });
+            reopened = await CheckpointStore.open({ root, storeDir });
+            expect(snapshotTree(root)).toEqual(original);
+          } finally {
+            await (reopened ?? store).dispose();
+            rmSync(root, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: Math.ceil(Number(process.env.CKPT_RUNS ?? 35) / 2) },
+    );
+  });
+});

@@ -1,0 +1,561 @@
+/**
+ * Checkpoints of a sandbox directory in a private git repository, so that any tool call that may
+ * write can be rolled back exactly: bytes, modes, empty directories, symlinks and entries git cannot
+ * index (see `tree-manifest.ts`).
+ *
+ * Cost: each snapshot `lstat`s every entry once in Node (the only O(tree) part, about 4-5 µs an
+ * entry here) and hands git only the paths whose stat changed; git's persistent private index and
+ * its cache tree make hashing and `write-tree` grow with the changed files. A rollback is journaled
+ * and every step is idempotent, so one interrupted by a crash finishes on the next `open()`.
+ */
+import { lstatSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { changeSet, type FileChange, type SnapshotSide } from './change-set.js';
+import { createGit, initRepository, splitNul, type Git, type GitLocation } from './git.js';
+import {
+  buildManifest,
+  indexManifest,
+  isUnindexable,
+  loadManifest,
+  removeStrays,
+  restoreDirectories,
+  restoreExtras,
+  restoreModes,
+  saveManifest,
+  sameStat,
+  unlockDirectories,
+  walkTree,
+  type EntryStat,
+  type TreeManifest,
+} from './tree-manifest.js';
+
+export type { FileChange } from './change-set.js';
+
+/** The steps of a rollback, in order; `onRollbackStep` is called after each. */
+export const RollbackStep = {
+  JOURNAL: 'journal',
+  SNAPSHOT: 'snapshot',
+  PREPARE: 'prepare',
+  CHECKOUT: 'checkout',
+  DIRECTORIES: 'directories',
+  EXTRAS: 'extras',
+  MODES: 'modes',
+} as const;
+export type RollbackStep = (typeof RollbackStep)[keyof typeof RollbackStep];
+
+export interface CheckpointStoreOptions {
+  /** The directory tracked (a sandbox). Everything under it is snapshotted except a top-level `.git`. */
+  readonly root: string;
+  /**
+   * The private store: a git repository, an index, the manifests and the checkpoint list. Default: a
+   * new `mkdtemp` directory in the OS temp dir. Never inside `root`; if it exists it must be empty
+   * or a store of the same root, which is then reopened.
+   */
+  readonly storeDir?: string;
+  /** Test seam: called after each rollback step; a throw leaves the rollback half-done, as a crash would. */
+  readonly onRollbackStep?: (step: RollbackStep) => void | Promise<void>;
+}
+
+export interface Checkpoint {
+  readonly id: string;
+  /** `Date.now()` when it was taken. */
+  readonly createdAt: number;
+  readonly label?: string;
+  /** The git tree id of the indexed content. */
+  readonly tree: string;
+}
+
+interface StoredCheckpoint extends Checkpoint {
+  /** The sha256 id of its manifest in `manifests/`. */
+  readonly manifest: string;
+}
+
+interface StoreFile {
+  readonly format: typeof STORE_FORMAT;
+  readonly root: string;
+  readonly nextNumber: number;
+  readonly checkpoints: readonly StoredCheckpoint[];
+}
+
+interface Snapshot {
+  readonly tree: string;
+  readonly manifest: TreeManifest;
+  readonly manifestId: string;
+  readonly walk: ReadonlyMap<string, EntryStat>;
+}
+
+/** What the last snapshot saw; the next one hands git only what differs from it. */
+export interface WalkCache {
+  readonly walk: ReadonlyMap<string, EntryStat>;
+  /** Entries changed in the same clock tick as the walk: a later change could keep their stat, so always recheck them. */
+  readonly racy: ReadonlySet<string>;
+  readonly extraBlobs: ReadonlyMap<string, string>;
+  /** The tree the index holds. */
+  readonly tree: string;
+}
+
+const STORE_FORMAT = 'mcp-actors-checkpoints/1';
+const STORE_FILE = 'checkpoints.json';
+const JOURNAL_FILE = 'rollback-in-progress';
+const HASH_CHUNK = 200;
+
+/**
+ * Snapshots of a directory that can be restored exactly.
+ *
+ * @example
+ * const store = await CheckpointStore.open({ root: sandboxDir });
+ * const before = await store.checkpoint('before write_file');
+ * await callTool();
+ * console.log(await store.changesSince(before.id));
+ * await store.rollback(before.id);
+ * await store.dispose();
+ */
+export class CheckpointStore {
+  /** The tracked directory, resolved through symlinks. */
+  readonly root: string;
+  readonly storeDir: string;
+  readonly #git: Git;
+  readonly #onRollbackStep: CheckpointStoreOptions['onRollbackStep'];
+  readonly #manifests = new Map<string, TreeManifest>();
+  #checkpoints: StoredCheckpoint[];
+  #nextNumber: number;
+  #cache: WalkCache | undefined;
+  #pendingRollback = false;
+  #disposed = false;
+  #disposal: Promise<void> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(root: string, storeDir: string, file: StoreFile, options: CheckpointStoreOptions) {
+    this.root = root;
+    this.storeDir = storeDir;
+    this.#git = createGit(locationOf(root, storeDir));
+    this.#onRollbackStep = options.onRollbackStep;
+    this.#checkpoints = [...file.checkpoints];
+    this.#nextNumber = file.nextNumber;
+  }
+
+  /**
+   * Opens a store for `root`, creating it or reopening an existing `storeDir`; finishes a rollback
+   * that a crash interrupted.
+   */
+  static async open(options: CheckpointStoreOptions): Promise<CheckpointStore> {
+    const root = await resolveRoot(options.root);
+    const created = options.storeDir === undefined;
+    const storeDir = options.storeDir === undefined ? await createTempStore(root) : await checkStoreDir(root, resolve(options.storeDir));
+    let file: StoreFile;
+    try {
+      file = await loadOrCreateStore(root, storeDir);
+    } catch (error) {
+      if (created) await rm(storeDir, { recursive: true, force: true });
+      throw error;
+    }
+    const store = new CheckpointStore(root, storeDir, file, options);
+    // Nobody else uses a private store: a lock left by a killed git would block every command.
+    await rm(join(storeDir, 'index.lock'), { force: true });
+    store.#pendingRollback = await exists(join(storeDir, JOURNAL_FILE));
+    if (store.#pendingRollback) await store.recover();
+    return store;
+  }
+
+  /** Takes a snapshot of everything under `root` and records it. */
+  checkpoint(label?: string): Promise<Checkpoint> {
+    return this.#exclusive('checkpoint', async () => {
+      await this.#finishPendingRollback();
+      const snapshot = await this.#snapshot();
+      const stored: StoredCheckpoint = {
+        id: `ckpt-${this.#nextNumber}`,
+        createdAt: Date.now(),
+        ...(label === undefined ? {} : { label }),
+        tree: snapshot.tree,
+        manifest: snapshot.manifestId,
+      };
+      await this.#saveStore([...this.#checkpoints, stored], this.#nextNumber + 1);
+      return publicCheckpoint(stored);
+    });
+  }
+
+  /** Restores `root` exactly as it was at checkpoint `id`; later checkpoints are kept. */
+  rollback(id: string): Promise<void> {
+    return this.#exclusive('rollback', async () => {
+      await this.#rollbackTo(this.#find(id));
+    });
+  }
+
+  /** Finishes a rollback that was interrupted (by a crash or a failed step); false if none was. */
+  recover(): Promise<boolean> {
+    return this.#exclusive('recover', () => this.#finishPendingRollback());
+  }
+
+  /** The checkpoints, oldest first. */
+  list(): Checkpoint[] {
+    return this.#checkpoints.map(publicCheckpoint);
+  }
+
+  /** The changes from checkpoint `fromId` to checkpoint `toId`. */
+  changesBetween(fromId: string, toId: string): Promise<FileChange[]> {
+    return this.#exclusive('changesBetween', async () => {
+      const [from, to] = [this.#find(fromId), this.#find(toId)];
+      return changeSet(this.#git, await this.#side(from.tree, from.manifest), await this.#side(to.tree, to.manifest));
+    });
+  }
+
+  /** The changes from checkpoint `id` to the tree as it is now (snapshotted, not recorded). */
+  changesSince(id: string): Promise<FileChange[]> {
+    return this.#exclusive('changesSince', async () => {
+      const from = this.#find(id);
+      await this.#finishPendingRollback();
+      const now = await this.#snapshot();
+      return changeSet(this.#git, await this.#side(from.tree, from.manifest), { tree: now.tree, manifest: indexManifest(now.manifest) });
+    });
+  }
+
+  /** Removes the private store. The tracked directory is left as it is. A second call does nothing. */
+  dispose(): Promise<void> {
+    this.#disposal ??= this.#exclusive('dispose', async () => {
+      this.#disposed = true;
+      this.#checkpoints = [];
+      await rm(this.storeDir, { recursive: true, force: true });
+    });
+    return this.#disposal;
+  }
+
+  // ---- snapshot ----
+
+  async #snapshot(): Promise<Snapshot> {
+    const stamp = await this.#clockTick();
+    const walk = await walkTree(this.root);
+    const previous = this.#cache ?? (await this.#indexedPaths());
+    const { changed, removed, extrasToHash, extraBlobs } = planIndexUpdate(previous, walk);
+    if (removed.length > 0) await this.#git(['update-index', '--force-remove', '-z', '--stdin'], { input: nulList(removed) });
+    if (changed.length > 0) await this.#git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: nulList(changed) });
+    const tree =
+      removed.length === 0 && changed.length === 0 && this.#cache
+        ? this.#cache.tree
+        : (await this.#git(['write-tree'])).toString('utf8').trim();
+    for (const [path, blob] of await this.#hashFiles(extrasToHash)) extraBlobs.set(path, blob);
+    const manifest = buildManifest(this.root, walk, extraBlobs);
+    const manifestId = await saveManifest(join(this.storeDir, 'manifests'), manifest);
+    this.#manifests.set(manifestId, manifest);
+    this.#cache = { walk, racy: racyPaths(walk, stamp), extraBlobs, tree };
+    return { tree, manifest, manifestId, walk };
+  }
+
+  /**
+   * The kernel's file-timestamp clock, read by touching a file in the store. Kernels stamp files
+   * with a coarse clock (a jiffy, 1-10 ms), so an entry stamped in this tick or later may change
+   * again without its stat changing. Since Linux 6.13 ("multigrain" timestamps) a file whose times
+   * were read since its last change gets a fine-grained stamp: hence the second touch, which reads
+   * the clock as precisely as this kernel stamps files that the walk has `lstat`ed.
+   */
+  async #clockTick(): Promise<number> {
+    const file = join(this.storeDir, 'clock');
+    await writeFile(file, '');
+    lstatSync(file);
+    await writeFile(file, '');
+    const probe = lstatSync(file);
+    return Math.min(probe.mtimeMs, probe.ctimeMs);
+  }
+
+  /** After `open()`: nothing is known, so every indexed path is checked against git's stat cache. */
+  async #indexedPaths(): Promise<WalkCache> {
+    const paths = splitNul(await this.#git(['ls-files', '-z']));
+    const unknown: EntryStat = { type: 'file', perm: -1, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
+    return { walk: new Map(paths.map((path) => [path, unknown])), racy: new Set(), extraBlobs: new Map(), tree: '' };
+  }
+
+  async #hashFiles(paths: readonly string[]): Promise<Map<string, string>> {
+    const blobs = new Map<string, string>();
+    for (let start = 0; start < paths.length; start += HASH_CHUNK) {
+      const chunk = paths.slice(start, start + HASH_CHUNK);
+      const absolute = chunk.map((path) => join(this.root, path));
+      const ids = (await this.#git(['hash-object', '-w', '--no-filters', '--', ...absolute])).toString('utf8').trim().split('\n');
+      chunk.forEach((path, i) => blobs.set(path, ids[i] ?? ''));
+    }
+    return blobs;
+  }
+
+  // ---- rollback ----
+
+  async #rollbackTo(target: StoredCheckpoint): Promise<void> {
+    let step = 'start';
+    const done = async (finished: RollbackStep): Promise<void> => {
+      step = finished;
+      await this.#onRollbackStep?.(finished);
+    };
+    try {
+      await writeAtomically(join(this.storeDir, JOURNAL_FILE), JSON.stringify({ target: target.id, startedAt: Date.now() }));
+      this.#pendingRollback = true;
+      await done(RollbackStep.JOURNAL);
+      const now = await this.#snapshot();
+      await done(RollbackStep.SNAPSHOT);
+      const current = indexManifest(now.manifest);
+      const wanted = indexManifest(await this.#manifest(target.manifest));
+      unlockDirectories(this.root, now.walk);
+      removeStrays(this.root, now.walk, current, wanted);
+      await done(RollbackStep.PREPARE);
+      // Under umask 022 git writes exactly 644 and 755; the manifest's unusual modes come after.
+      await this.#git(['read-tree', '--reset', '-u', target.tree], { umask: 0o022 });
+      await done(RollbackStep.CHECKOUT);
+      restoreDirectories(this.root, now.walk, wanted);
+      await done(RollbackStep.DIRECTORIES);
+      await restoreExtras(this.root, wanted, (ids) => this.#readBlobs(ids));
+      await done(RollbackStep.EXTRAS);
+      restoreModes(this.root, current, wanted);
+      await done(RollbackStep.MODES);
+      await rm(join(this.storeDir, JOURNAL_FILE), { force: true });
+      this.#pendingRollback = false;
+      // The index now holds the target; the old walk stays as the cache, so everything git or the
+      // steps above rewrote has a different stat and is handed to git (which finds it clean).
+      if (this.#cache) this.#cache = { ...this.#cache, tree: target.tree };
+    } catch (error) {
+      this.#cache = undefined;
+      throw new McpActorsError(
+        ErrorCode.CHECKPOINT_FAILED,
+        `rollback to ${target.id} failed after step "${step}": ${messageOf(error)}; the journal is kept, so recover() or the next open() of this store finishes it`,
+        { cause: error, details: { id: target.id, step } },
+      );
+    }
+  }
+
+  async #finishPendingRollback(): Promise<boolean> {
+    if (!this.#pendingRollback) return false;
+    const journalFile = join(this.storeDir, JOURNAL_FILE);
+    let journal: { target?: unknown };
+    try {
+      journal = JSON.parse(await readFile(journalFile, 'utf8')) as { target?: unknown };
+    } catch (error) {
+      if (!isCode(error, 'ENOENT')) throw error;
+      this.#pendingRollback = false;
+      return false;
+    }
+    await rm(join(this.storeDir, 'index.lock'), { force: true });
+    await this.#rollbackTo(this.#find(String(journal.target)));
+    return true;
+  }
+
+  async #readBlobs(ids: readonly string[]): Promise<Map<string, Buffer>> {
+    const blobs = new Map<string, Buffer>();
+    if (ids.length === 0) return blobs;
+    const output = await this.#git(['cat-file', '--batch'], { input: `${ids.join('\n')}\n` });
+    let offset = 0;
+    for (const id of ids) {
+      const newline = output.indexOf(0x0a, offset);
+      const [, type, size] = output.subarray(offset, newline).toString('latin1').split(' ');
+      if (type !== 'blob' || size === undefined) throw new Error(`object ${id} is not a blob in the store`);
+      const start = newline + 1;
+      blobs.set(id, output.subarray(start, start + Number(size)));
+      offset = start + Number(size) + 1;
+    }
+    return blobs;
+  }
+
+  // ---- bookkeeping ----
+
+  #find(id: string): StoredCheckpoint {
+    const found = this.#checkpoints.find((checkpoint) => checkpoint.id === id);
+    if (found) return found;
+    const count = this.#checkpoints.length;
+    const range = count === 0 ? '' : count === 1 ? `: ${this.#checkpoints[0]?.id}` : `: ${this.#checkpoints[0]?.id} … ${this.#checkpoints[count - 1]?.id}`;
+    throw new McpActorsError(
+      ErrorCode.CHECKPOINT_NOT_FOUND,
+      `no checkpoint ${JSON.stringify(id)} in this store; it holds ${count} checkpoint${count === 1 ? '' : 's'}${range} (see list())`,
+      { details: { id, count } },
+    );
+  }
+
+  async #side(tree: string, manifestId: string): Promise<SnapshotSide> {
+    return { tree, manifest: indexManifest(await this.#manifest(manifestId)) };
+  }
+
+  async #manifest(id: string): Promise<TreeManifest> {
+    const cached = this.#manifests.get(id);
+    if (cached) return cached;
+    const manifest = await loadManifest(join(this.storeDir, 'manifests'), id);
+    this.#manifests.set(id, manifest);
+    return manifest;
+  }
+
+  async #saveStore(checkpoints: StoredCheckpoint[], nextNumber: number): Promise<void> {
+    const file: StoreFile = { format: STORE_FORMAT, root: this.root, nextNumber, checkpoints };
+    await writeAtomically(join(this.storeDir, STORE_FILE), JSON.stringify(file));
+    this.#checkpoints = checkpoints;
+    this.#nextNumber = nextNumber;
+  }
+
+  /** Runs one operation at a time; wraps stray errors as CHECKPOINT_FAILED naming the operation. */
+  #exclusive<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(async () => {
+      if (this.#disposed) {
+        throw new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `${operation}() on a disposed checkpoint store; open a new one`);
+      }
+      try {
+        return await run();
+      } catch (error) {
+        if (isMcpActorsError(error)) throw error;
+        throw new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `${operation} failed: ${messageOf(error)}`, { cause: error });
+      }
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** What a snapshot hands git, given the last walk and this one. */
+export interface IndexUpdate {
+  /** Indexable files and symlinks that are new or whose stat changed (or was racy): `update-index --add`. */
+  readonly changed: string[];
+  /** Indexed paths that are gone or no longer indexable: `update-index --force-remove`. */
+  readonly removed: string[];
+  /** Unindexable files to hash into the object store. */
+  readonly extrasToHash: string[];
+  /** Blob ids of unindexable files that did not change. */
+  readonly extraBlobs: Map<string, string>;
+}
+
+/** Compares two walks by stat; an entry that was racy last time counts as changed. */
+export function planIndexUpdate(previous: Pick<WalkCache, 'walk' | 'racy' | 'extraBlobs'>, walk: ReadonlyMap<string, EntryStat>): IndexUpdate {
+  const changed: string[] = [];
+  const extrasToHash: string[] = [];
+  const extraBlobs = new Map<string, string>();
+  for (const [path, now] of walk) {
+    if (now.type !== 'file' && now.type !== 'symlink') continue;
+    const before = previous.walk.get(path);
+    const unchanged = before !== undefined && !previous.racy.has(path) && sameStat(before, now);
+    if (!isUnindexable(path, now.type)) {
+      if (!unchanged) changed.push(path);
+    } else if (now.type === 'file') {
+      const blob = unchanged ? previous.extraBlobs.get(path) : undefined;
+      if (blob === undefined) extrasToHash.push(path);
+      else extraBlobs.set(path, blob);
+    }
+  }
+  const removed: string[] = [];
+  for (const [path, before] of previous.walk) {
+    if ((before.type !== 'file' && before.type !== 'symlink') || isUnindexable(path, before.type)) continue;
+    const now = walk.get(path);
+    if (now && (now.type === 'file' || now.type === 'symlink') && !isUnindexable(path, now.type)) continue;
+    removed.push(path);
+  }
+  return { changed, removed, extrasToHash, extraBlobs };
+}
+
+/**
+ * Entries stamped in the clock tick of the walk or later: on a filesystem with coarse timestamps a
+ * second change in that tick can leave size, mtime and ctime as they were, so they are rechecked.
+ */
+export function racyPaths(walk: ReadonlyMap<string, EntryStat>, stamp: number): Set<string> {
+  const racy = new Set<string>();
+  for (const [path, entry] of walk) {
+    if ((entry.type === 'file' || entry.type === 'symlink') && (entry.mtimeMs >= stamp || entry.ctimeMs >= stamp)) racy.add(path);
+  }
+  return racy;
+}
+
+function publicCheckpoint({ manifest: _manifest, ...checkpoint }: StoredCheckpoint): Checkpoint {
+  return { ...checkpoint };
+}
+
+function locationOf(root: string, storeDir: string): GitLocation {
+  return { gitDir: join(storeDir, 'git'), workTree: root, indexFile: join(storeDir, 'index'), home: storeDir };
+}
+
+async function resolveRoot(root: string): Promise<string> {
+  try {
+    const resolved = await realpath(root);
+    if ((await stat(resolved)).isDirectory()) return resolved;
+  } catch (error) {
+    throw invalid(`checkpoint root ${JSON.stringify(root)} cannot be read: ${messageOf(error)}`, error);
+  }
+  throw invalid(`checkpoint root ${JSON.stringify(root)} is not a directory`);
+}
+
+async function createTempStore(root: string): Promise<string> {
+  const storeDir = await realpath(await mkdtemp(join(tmpdir(), 'mcp-actors-checkpoints-')));
+  if (isInside(storeDir, root)) {
+    await rm(storeDir, { recursive: true, force: true });
+    throw invalid(`the temp dir ${tmpdir()} is inside the checkpoint root ${root}; pass a storeDir outside it`);
+  }
+  return storeDir;
+}
+
+async function checkStoreDir(root: string, storeDir: string): Promise<string> {
+  // Resolve through the nearest existing ancestor, so a symlink cannot hide the store inside root.
+  let existing = storeDir;
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      existing = await realpath(existing);
+      break;
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) break;
+      missing.unshift(relative(parent, existing));
+      existing = parent;
+    }
+  }
+  const resolved = join(existing, ...missing);
+  if (isInside(resolved, root) || isInside(root, resolved)) {
+    throw invalid(`storeDir ${JSON.stringify(storeDir)} and the checkpoint root ${JSON.stringify(root)} must not contain each other`);
+  }
+  return resolved;
+}
+
+async function loadOrCreateStore(root: string, storeDir: string): Promise<StoreFile> {
+  const storeFile = join(storeDir, STORE_FILE);
+  let text: string | undefined;
+  try {
+    text = await readFile(storeFile, 'utf8');
+  } catch (error) {
+    if (!isCode(error, 'ENOENT')) throw invalid(`cannot read ${storeFile}: ${messageOf(error)}`, error);
+  }
+  if (text !== undefined) {
+    const file = JSON.parse(text) as StoreFile;
+    if (file.format !== STORE_FORMAT) throw invalid(`${storeFile} is not a checkpoint store of this version (format ${String(file.format)})`);
+    if (file.root !== root) throw invalid(`storeDir ${JSON.stringify(storeDir)} holds checkpoints of ${JSON.stringify(file.root)}, not of ${JSON.stringify(root)}`);
+    return file;
+  }
+  await mkdir(storeDir, { recursive: true });
+  const entries = await readdir(storeDir);
+  if (entries.length > 0) {
+    throw invalid(`storeDir ${JSON.stringify(storeDir)} is not empty and is not a checkpoint store; give an empty or new directory`);
+  }
+  await initRepository(locationOf(root, storeDir));
+  const file: StoreFile = { format: STORE_FORMAT, root, nextNumber: 1, checkpoints: [] };
+  await writeAtomically(storeFile, JSON.stringify(file));
+  return file;
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
+
+function nulList(paths: readonly string[]): string {
+  return `${paths.join('\0')}\0`;
+}
+
+function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function invalid(message: string, cause?: unknown): McpActorsError {
+  return new McpActorsError(ErrorCode.INVALID_ARGUMENT, message, cause === undefined ? {} : { cause });
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
