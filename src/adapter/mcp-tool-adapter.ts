@@ -185,6 +185,11 @@ export class McpToolAdapter {
     return this.syncRegistry(registry, namespace, options, await this.discoverTools(options.filter));
   }
 
+  /** Stops keeping `registry` in step with the server (its tools stay as they are). */
+  unregisterFrom(registry: ToolRegistry): void {
+    this.registrations.delete(registry);
+  }
+
   /** Calls `listener` with the new tool list after the server says it changed; returns an unsubscribe. */
   onToolsChanged(listener: (tools: readonly McpToolDescriptor[]) => void): () => void {
     this.listeners.add(listener);

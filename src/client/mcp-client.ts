@@ -6,7 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, distinctUntilChanged, Subject, type Observable } from 'rxjs';
-import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import type { McpServerConfig, ResolvedServerConfig } from '../config/server-config.js';
 import { validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -26,6 +26,8 @@ export interface McpClientOptions {
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** The server actor's `systemId` (default `server:<name>`). */
   readonly systemId?: string;
+  /** An actor to join as a child: the server then lives in its system and shows under it when inspected. */
+  readonly parent?: AnyActorRef;
 }
 
 export interface RequestOptions {
@@ -88,6 +90,7 @@ export class McpClient implements AsyncDisposable {
       input: { config: this.config, ...(options.clock ? { clock: options.clock } : {}) },
       systemId: options.systemId ?? `server:${this.name}`,
       ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.parent ? { parent: options.parent } : {}),
     });
     this.states = new BehaviorSubject<ServerState>('STOPPED');
     this.state$ = this.states.pipe(distinctUntilChanged());

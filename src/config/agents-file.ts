@@ -82,6 +82,8 @@ export interface AgentsConfigOptions {
   readonly env?: EnvironmentVariables;
   /** Agent skill paths are relative to this folder: the file's folder, else the working directory. */
   readonly baseDir?: string;
+  /** Server names defined outside the file that skills may name too (in-process domain servers). */
+  readonly extraServers?: readonly string[];
 }
 
 export interface ParseAgentsConfigOptions extends AgentsConfigOptions {
@@ -118,6 +120,7 @@ export function parseAgentsConfig(text: string, options: ParseAgentsConfigOption
     baseDir,
     subject,
     source: { file, locate: yamlLocator(doc, lineCounter) },
+    extraServers: options.extraServers ?? [],
     ...(options.file === undefined ? {} : { sourceFile: options.file }),
   });
 }
@@ -164,10 +167,12 @@ export function agentsConfigFromObject(input: unknown, options: AgentsConfigOpti
     env: options.env ?? process.env,
     baseDir: resolvePath(options.baseDir ?? process.cwd()),
     subject: 'agents configuration',
+    extraServers: options.extraServers ?? [],
   });
 }
 
 interface BuildContext {
+  readonly extraServers: readonly string[];
   readonly env: EnvironmentVariables;
   readonly baseDir: string;
   readonly subject: string;
@@ -198,7 +203,7 @@ function build(input: unknown, context: BuildContext): AgentsConfig {
     if (result.config) resolvedServers[name] = result.config;
     found.push(...result.problems);
   }
-  found.push(...referenceProblems(data, Object.keys(servers)));
+  found.push(...referenceProblems(data, [...Object.keys(servers), ...context.extraServers]));
   found.push(...agentSkillProblems(section('skills'), context.baseDir));
   if (found.length > 0) fail(found);
   return assemble(data, resolvedServers, context);

@@ -100,7 +100,8 @@ export class SkillRegistry {
     for (const skill of this.definitions(skillNames)) {
       for (const ref of (skill.mcpServers ?? []).map(normalise)) {
         const keep = compileToolFilter({ include: ref.include, exclude: ref.exclude });
-        const ofServer = this.registry.list({ source: 'mcp' }).filter((tool) => tool.sourceMetadata.server === ref.server);
+        // MCP tools and in-process domain tools alike: whatever the registry has from that server.
+        const ofServer = this.registry.list().filter((tool) => tool.sourceMetadata.server === ref.server);
         if (ofServer.length === 0) unavailable.push({ skill: skill.name, server: ref.server, required: ref.required ?? false });
         for (const tool of ofServer) {
           if (!keep(tool.toolName)) continue;

@@ -42,7 +42,7 @@ interface Item {
   readonly perm?: number;
 }
 
-interface RawEntry {
+export interface RawDiffEntry {
   readonly path: string;
   readonly srcMode: string;
   readonly dstMode: string;
@@ -70,9 +70,9 @@ export async function changeSet(git: Git, from: SnapshotSide, to: SnapshotSide):
 }
 
 /** Parses `git diff-tree -r -z --raw` output: `:<mode> <mode> <blob> <blob> <status>\0<path>\0`. */
-export function parseRawDiff(output: Buffer | string): RawEntry[] {
+export function parseRawDiff(output: Buffer | string): RawDiffEntry[] {
   const fields = splitNul(output);
-  const entries: RawEntry[] = [];
+  const entries: RawDiffEntry[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const [srcMode = '', dstMode = '', srcBlob = '', dstBlob = ''] = (fields[i] as string).slice(1).split(' ');
     entries.push({ path: fields[i + 1] as string, srcMode, dstMode, srcBlob, dstBlob });
@@ -82,7 +82,7 @@ export function parseRawDiff(output: Buffer | string): RawEntry[] {
 
 /** Pure core of `changeSet`; `blobs` holds the (unchanged) blob of every mode-only change. */
 export function computeChanges(
-  raw: readonly RawEntry[],
+  raw: readonly RawDiffEntry[],
   from: ManifestIndex,
   to: ManifestIndex,
   blobs: ReadonlyMap<string, string>,
@@ -123,7 +123,7 @@ export function gitBlobId(content: string | Buffer): string {
 }
 
 /** Files whose content and git mode are equal on both sides but whose exact permission bits differ. */
-function modeOnlyPaths(raw: readonly RawEntry[], from: ManifestIndex, to: ManifestIndex, seen?: ReadonlySet<string>): string[] {
+function modeOnlyPaths(raw: readonly RawDiffEntry[], from: ManifestIndex, to: ManifestIndex, seen?: ReadonlySet<string>): string[] {
   const inDiff = seen ?? new Set(raw.map((entry) => entry.path));
   const paths: string[] = [];
   for (const path of new Set([...from.modes.keys(), ...to.modes.keys()])) {

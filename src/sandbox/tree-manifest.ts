@@ -299,7 +299,7 @@ export function restoreModes(root: string, current: ManifestIndex, target: Manif
   }
 }
 
-/** Code-unit order, which for these paths is the order git sorts them in. */
+/** UTF-16 code-unit order: deterministic, and a directory sorts before everything under it. */
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
