@@ -189,3 +189,14 @@ describe('the snake_case / camelCase key map (properties)', () => {
     );
   });
 });
+
+describe('validateServerConfig on its own output', () => {
+  it('accepts a resolved configuration and returns it unchanged (idempotent)', () => {
+    fc.assert(
+      fc.property(validConfig, (input) => {
+        const once = validateServerConfig(input);
+        expect(validateServerConfig(once)).toEqual(once);
+      }),
+    );
+  });
+});

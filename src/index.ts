@@ -1,11 +1,59 @@
+// The runtime a host embeds.
+export { createRuntime, type ActivateOptions, type ActorSpec, type Runtime, type RuntimeOptions, type RuntimeStatus, type ServerStatus } from './runtime/create-runtime.js';
+export { ActorHandle, type ActorCallOptions, type ActorTool } from './runtime/actor-handle.js';
+export type { RuntimeEvent, AuditRecord } from './runtime/runtime-events.js';
+export { categoryOf, type ApprovalCallback, type ApprovalRequest, type ExecutePolicy, type PermissionPolicy } from './runtime/permissions.js';
+export { bindPlaceholders } from './runtime/placeholders.js';
+
+// Errors and configuration.
 export * from './errors/index.js';
 export * from './config/index.js';
+
+// Supervised servers.
 export { ServerState } from './machines/server-states.js';
 export { serverMachine, publicStateOf, systemClock, type ServerClock, type ServerContext, type ServerEvent, type ServerMachineInput, type ServerSnapshot } from './machines/server-machine.js';
-export type { McpCapabilityMetadata, ServerConnection, ServerHandle, ConnectionEnded } from './machines/server-io.js';
+export type { McpCapabilityMetadata, ServerConnection, ServerHandle, ConnectionEnded, TransportDiagnostics } from './machines/server-io.js';
 export { backoffDelay } from './machines/backoff.js';
 export { McpClient, type CallOptions, type McpClientOptions, type McpServerStatus, type RequestOptions } from './client/mcp-client.js';
 export { McpRegistry } from './client/mcp-registry.js';
 export { defaultServerActors, type ServerActors } from './actors/server-actors.js';
 export { StdioProcessTransport, describeExit, type ProcessExit, type StdioProcessOptions } from './actors/stdio-process-transport.js';
 export { serverEnvironment } from './actors/server-environment.js';
+
+// Tools, skills and capabilities.
+export { McpToolAdapter, type McpToolAdapterOptions, type McpToolDescriptor, type McpToolResult, type RegisterOptions } from './adapter/mcp-tool-adapter.js';
+export { ToolRegistry, type ToolRegistryChange } from './registry/tool-registry.js';
+export { TOOL_SOURCES, ToolErrorCode, type InvokeOptions, type ToolDescriptor, type ToolHandler, type ToolResult, type ToolSource } from './registry/tool-descriptor.js';
+export {
+  inferCapabilities,
+  validateOverrides,
+  toolCategoryOf,
+  type CapabilityProvenance,
+  type CapabilitySource,
+  type InferenceInput,
+  type InferredCapabilities,
+  type ToolAnnotations,
+  type ToolCapability,
+} from './registry/capabilities.js';
+export { READ_WORDS, WRITE_WORDS } from './registry/capability-words.js';
+export { SkillRegistry, type ResolvedToolSet, type SkillDefinition } from './registry/skill-registry.js';
+export { McpRefreshHook } from './registry/refresh-hook.js';
+export { loadAgentSkill, type AgentSkill } from './registry/agent-skill.js';
+export { compileToolFilter, type ToolFilter } from './registry/tool-filter.js';
+
+// Sandbox, checkpoints and the tool-call machine.
+export { Sandbox, type SandboxOptions, type SandboxKind, type ChangedFile, type ApplyResult } from './sandbox/sandbox.js';
+export { SandboxWorkspace } from './sandbox/sandbox-workspace.js';
+export { SandboxPathRewriter, type SandboxPathRewriterConfig } from './sandbox/path-rewriter.js';
+export { CheckpointStore, type Checkpoint, type CheckpointStoreOptions } from './sandbox/checkpoint-store.js';
+export { ReadersWriterLock, type LockMode } from './sandbox/readers-writer-lock.js';
+export { toolCallMachine, type ToolCallContext, type ToolCallEvent } from './machines/tool-call-machine.js';
+export type { CallOutcome, CallStatus, FileChange, ToolCallInput, Authorization } from './machines/tool-call-io.js';
+export { runToolCall, type ToolCallRequest, type RunOptions } from './calls/run-tool-call.js';
+export type { ToolCallEnvironment } from './calls/tool-call-steps.js';
+export { actorMachine } from './machines/actor-machine.js';
+export { runtimeMachine } from './machines/runtime-machine.js';
+export { toMermaid } from './machines/to-mermaid.js';
+
+// In-process domain servers.
+export * from './inprocess/index.js';

@@ -71,10 +71,9 @@ export async function fastToolCall(steps: ToolCallSteps, input: ToolCallInput, s
     return end('failed');
   }
   // locked: acquiring
-  const lockAbort = new AbortController();
   let release: () => void;
   try {
-    release = await steps.acquireLock('read', lockAbort.signal);
+    release = await steps.acquireLock('read');
   } catch (cause) {
     error = asCallError(cause, ErrorCode.CHECKPOINT_FAILED, 'the call failed');
     return end('failed');
@@ -133,14 +132,17 @@ export async function fastToolCall(steps: ToolCallSteps, input: ToolCallInput, s
 
 type Invoked = { kind: 'result'; result: ToolResult } | { kind: 'error'; error: McpActorsError };
 
-/** The invoking state: the tool, raced against the call's timeout and the caller's cancel. */
+/**
+ * The invoking state: the tool, raced against the call's timeout and the caller's cancel. No
+ * AbortController of our own (one costs microseconds): the caller's signal reaches the tool, and
+ * the handler enforces the same deadline itself, aborting the tool when it passes.
+ */
 function invokeWithDeadline(
   steps: ToolCallSteps,
   input: ToolCallInput,
   args: Readonly<Record<string, unknown>>,
   signal: AbortSignal | undefined,
 ): Promise<Invoked> {
-  const controller = new AbortController();
   return new Promise<Invoked>((resolve) => {
     let settled = false;
     const finish = (invoked: Invoked): void => {
@@ -148,13 +150,12 @@ function invokeWithDeadline(
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCancel);
-      if (invoked.kind === 'error') controller.abort();
       resolve(invoked);
     };
     const onCancel = (): void => finish({ kind: 'error', error: cancelledError(input, reasonOf(signal)) });
     const timer = setTimeout(() => finish({ kind: 'error', error: timeoutError(input) }), input.timeoutMs);
     signal?.addEventListener('abort', onCancel, { once: true });
-    steps.invoke(input, args, controller.signal).then(
+    steps.invoke(input, args, signal).then(
       (result) => finish({ kind: 'result', result }),
       (cause: unknown) => finish({ kind: 'error', error: threwError(input, cause) }),
     );

@@ -1,13 +1,13 @@
 /**
- * Runs one tool call through the tool-call machine and resolves with its outcome — exactly once,
- * whatever happens: an unknown tool is a `rejected` outcome, not a throw.
+ * Runs one tool call by name against a registry (and, when given, a sandbox workspace) and
+ * resolves with its outcome — exactly once, whatever happens: an unknown tool is a `rejected`
+ * outcome, not a throw.
  */
-import { createActor, toPromise, type InspectionEvent, type Observer } from 'xstate';
+import type { InspectionEvent, Observer } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CallOutcome, ToolCallInput } from '../machines/tool-call-io.js';
-import { toolCallMachine } from '../machines/tool-call-machine.js';
-import { toolCallActors } from './tool-call-actors.js';
+import { executeToolCall } from './execute-tool-call.js';
 import { toolCallSteps, type ToolCallEnvironment } from './tool-call-steps.js';
 
 export interface ToolCallRequest {
@@ -22,11 +22,26 @@ export interface ToolCallRequest {
 
 export interface RunOptions {
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
-  readonly systemId?: string;
   readonly defaultTimeoutMs?: number;
 }
 
 let sequence = 0;
+
+/** The outcome of a call that never started: the tool is not there. */
+export function unknownToolOutcome(callId: string, tool: string): CallOutcome {
+  return {
+    callId,
+    tool,
+    status: 'rejected',
+    result: undefined,
+    changes: [],
+    checkpointId: undefined,
+    error: new McpActorsError(ErrorCode.NOT_FOUND, `no tool named "${tool}" is available; tools are named "<namespace>/<tool>"`, {
+      details: { tool },
+    }),
+    durationMs: 0,
+  };
+}
 
 /**
  * @example
@@ -35,22 +50,8 @@ let sequence = 0;
  */
 export async function runToolCall(environment: ToolCallEnvironment, request: ToolCallRequest, options: RunOptions = {}): Promise<CallOutcome> {
   const callId = request.callId ?? `call-${++sequence}`;
-  const startedAt = Date.now();
   const tool = environment.registry.get(request.tool);
-  if (!tool) {
-    return {
-      callId,
-      tool: request.tool,
-      status: 'rejected',
-      result: undefined,
-      changes: [],
-      checkpointId: undefined,
-      error: new McpActorsError(ErrorCode.NOT_FOUND, `no tool named "${request.tool}" is available; tools are named "<namespace>/<tool>"`, {
-        details: { tool: request.tool },
-      }),
-      durationMs: 0,
-    };
-  }
+  if (!tool) return unknownToolOutcome(callId, request.tool);
   const input: ToolCallInput = {
     callId,
     tool,
@@ -58,20 +59,7 @@ export async function runToolCall(environment: ToolCallEnvironment, request: Too
     timeoutMs: request.timeoutMs ?? options.defaultTimeoutMs ?? 60_000,
     meta: request.meta,
     sandboxed: environment.workspace !== undefined,
-    startedAt,
+    startedAt: Date.now(),
   };
-  const actor = createActor(toolCallMachine.provide({ actors: toolCallActors(toolCallSteps(environment)) }), {
-    input,
-    systemId: options.systemId ?? `call:${callId}`,
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-  });
-  const onAbort = (): void => actor.send({ type: 'call.cancel', reason: String(request.signal?.reason ?? 'aborted') });
-  request.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    actor.start();
-    if (request.signal?.aborted) onAbort();
-    return await toPromise(actor);
-  } finally {
-    request.signal?.removeEventListener('abort', onAbort);
-  }
+  return executeToolCall(toolCallSteps(environment), input, { signal: request.signal, inspect: options.inspect });
 }

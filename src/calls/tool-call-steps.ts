@@ -19,10 +19,11 @@ export interface ToolCallEnvironment {
 export interface ToolCallSteps {
   authorize(input: ToolCallInput): Authorization | Promise<Authorization>;
   /** Resolves with the release function once the sandbox lock is held. */
-  acquireLock(mode: 'read' | 'write', signal: AbortSignal): Promise<() => void>;
+  acquireLock(mode: 'read' | 'write', signal?: AbortSignal): Promise<() => void>;
   rewriteArgs(input: ToolCallInput, args: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>>;
   checkpoint(input: ToolCallInput): Promise<string>;
-  invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<ToolResult>;
+  /** `signal` aborts the tool; the handler also enforces `input.timeoutMs` itself. */
+  invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<ToolResult>;
   rewriteResult(input: ToolCallInput, result: ToolResult): Promise<ToolResult>;
   commit(input: ToolCallInput, checkpointId: string | undefined): Promise<CommitReport>;
   rollback(input: ToolCallInput, checkpointId: string | undefined): Promise<RollbackReport>;
@@ -42,7 +43,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     invoke: (input, args, signal) =>
       registry.handlerOf(input.tool.name)(args as Record<string, unknown>, {
         timeoutMs: input.timeoutMs,
-        signal,
+        ...(signal ? { signal } : {}),
         ...(input.meta ? { meta: input.meta } : {}),
       }),
     rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),

@@ -12,6 +12,7 @@ import { validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
+import { stopActor } from '../machines/stop-actor.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
@@ -222,7 +223,7 @@ export class McpClient implements AsyncDisposable {
     if (this.disposed) return;
     await this.stop();
     this.disposed = true;
-    this.serverActor.stop();
+    stopActor(this.serverActor);
     this.states.complete();
     this.toolsChanged.complete();
   }

@@ -83,6 +83,15 @@ function ownEntries(record: Record<string, unknown>): Record<string, unknown> {
 
 const given = (data: Record<string, unknown>, key: string): boolean => Object.hasOwn(data, key) && data[key] !== undefined;
 
+/** Given with content: an empty `args: []` or `headers: {}` (as a resolved config has) says nothing. */
+const givenNonEmpty = (data: Record<string, unknown>, key: string): boolean => {
+  if (!given(data, key)) return false;
+  const value = data[key];
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
+  return true;
+};
+
 /** The transport written, or the one inferred from command / url; undefined when neither tells. */
 function transportOf(data: Record<string, unknown>): TransportKind | undefined {
   const written = data.transport;
@@ -121,7 +130,7 @@ function crossKeyProblems(data: Record<string, unknown>, namer: KeyNamer): Found
         problems.push({ path: ['command'], problem: 'is required for transport "stdio"', hint: 'write the program to spawn, such as command: "npx"' });
       }
       for (const key of HTTP_ONLY) {
-        if (given(data, key)) {
+        if (givenNonEmpty(data, key)) {
           problems.push({
             path: [key],
             problem: `belongs to transports "sse" and "streamable-http", not "stdio"${because}`,
@@ -138,7 +147,7 @@ function crossKeyProblems(data: Record<string, unknown>, namer: KeyNamer): Found
         });
       }
       for (const key of STDIO_ONLY) {
-        if (given(data, key)) {
+        if (givenNonEmpty(data, key)) {
           problems.push({
             path: [key],
             problem: `belongs to transport "stdio", not "${transport}"${because}`,

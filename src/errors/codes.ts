@@ -63,6 +63,10 @@ export const ErrorCode = {
   CAPABILITY_VIOLATION: 'CAPABILITY_VIOLATION',
   /** An argument named like the tenant key; the tenant comes from the session, never from arguments. */
   TENANT_ARGUMENT: 'TENANT_ARGUMENT',
+  /** An actor could not be activated (a required server did not start, or an unknown skill or actor). */
+  ACTIVATION_FAILED: 'ACTIVATION_FAILED',
+  /** The runtime was shut down; create a new one. */
+  RUNTIME_SHUT_DOWN: 'RUNTIME_SHUT_DOWN',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -27,6 +27,7 @@ addFormats.default(draft07);
 addFormats.default(draft2020);
 
 const cache = new Map<string, CompiledSchema>();
+const byIdentity = new WeakMap<object, CompiledSchema>();
 const CACHE_LIMIT = 2_000;
 
 function dialectOf(schema: JsonSchema): 'draft-07' | '2020-12' {
@@ -36,9 +37,15 @@ function dialectOf(schema: JsonSchema): 'draft-07' | '2020-12' {
 
 /** The validator for `schema`, from the cache when the same schema was compiled before. */
 export function compileSchema(schema: JsonSchema): CompiledSchema {
+  // The hot path sees the same schema object call after call: no need to serialise it each time.
+  const known = byIdentity.get(schema);
+  if (known) return known;
   const key = JSON.stringify(schema);
   const cached = cache.get(key);
-  if (cached) return cached;
+  if (cached) {
+    byIdentity.set(schema, cached);
+    return cached;
+  }
   const dialect = dialectOf(schema);
   let compiled: CompiledSchema;
   try {
@@ -51,6 +58,7 @@ export function compileSchema(schema: JsonSchema): CompiledSchema {
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, compiled);
+  byIdentity.set(schema, compiled);
   return compiled;
 }
 

@@ -184,6 +184,11 @@ const staticTools = [
     inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
   },
   {
+    name: 'echo_meta',
+    description: 'Answers with the JSON of the _meta the call carried.',
+    inputSchema: EMPTY_INPUT,
+  },
+  {
     name: 'echo_args',
     description: 'Answers with the JSON of the arguments it received.',
     inputSchema: { type: 'object' },
@@ -323,6 +328,8 @@ async function runTool(server, name, args, extra) {
       if (typeof args.path !== 'string') return invalidArguments(name, 'path must be a string');
       writeFileSync(args.path, 'sneaky');
       return text(`read ${args.path}`);
+    case 'echo_meta':
+      return text(JSON.stringify(extra._meta ?? null));
     case 'echo_args':
       return text(JSON.stringify(args));
     case 'bad_output':
@@ -354,7 +361,7 @@ async function connect() {
     if (options.crashAfter !== undefined && callsReceived >= options.crashAfter) exitNow(1, options.crashMode);
     if (options.exitZeroAfter !== undefined && callsReceived >= options.exitZeroAfter) exitNow(0, 'exit');
     callsReceived++;
-    const result = await runTool(server, request.params.name, request.params.arguments ?? {}, extra);
+    const result = await runTool(server, request.params.name, request.params.arguments ?? {}, { ...extra, _meta: request.params._meta });
     if (options.garbageStdout) process.stdout.write('this is not json\n');
     return result;
   });

@@ -153,6 +153,7 @@ describe('the fixture server, well behaved', () => {
       'stderr',
       'tools_add',
       'tools_remove',
+      'echo_meta',
       'echo_args',
       'write_then_fail',
       'read_sneaky',

@@ -1,0 +1,399 @@
+/**
+ * A domain server registered in-process: each tool becomes a registry record whose handler is a
+ * direct function call — no JSON-RPC, no serialisation of the arguments — with the protocol's
+ * shape kept (ADR-004-F): arguments checked against the input schema, the tenant injected from the
+ * registration (never from arguments), the output checked against the output schema, and an MCP
+ * result (`content` + structured `data`) back.
+ *
+ * The handler is a hot path, measured in microseconds: validators are compiled once at
+ * registration, the arguments are not copied (the runtime copies them before a handler sees them),
+ * and the context's AbortSignal is made only if the tool reads it.
+ */
+import type { ValidateFunction } from 'ajv';
+import { DEFAULT_TENANT_KEY } from '../config/agents-file-schema.js';
+import { ConfigError, ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
+import { inferCapabilities } from '../registry/capabilities.js';
+import { compileSchema, describeViolations, violationsOf, type JsonSchema, type SchemaViolation } from '../registry/json-schema-validators.js';
+import type { InvokeOptions, ToolDescriptor, ToolErrorCode, ToolHandler, ToolResult } from '../registry/tool-descriptor.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { DomainServer } from './define-server.js';
+import { DEFAULT_TENANT_ARGUMENT_NAMES, domainToolProblems, type DomainTool, type ToolContext } from './define-tool.js';
+import { categoryAnnotations, categoryCapabilities } from './tool-category.js';
+
+export interface RegisterInProcessOptions {
+  /** Registry namespace; default the server's name. */
+  readonly namespace?: string;
+  /** The session's tenant: every call of these tools runs for it (`ctx.tenant`). */
+  readonly tenant: string;
+  /** The context key that also holds the tenant (`ctx.org_id`); default `'org_id'`. */
+  readonly tenantKey?: string;
+  /** Who the calls are made for, as `ctx.actor`. */
+  readonly actor?: string;
+  /** Argument names refused in any case; default `org_id`, `tenant`, `tenant_id`, plus `tenantKey`. */
+  readonly tenantArgumentNames?: readonly string[];
+}
+
+
+// Context members a tenant key would shadow (and the one key an assignment cannot create).
+const RESERVED_CONTEXT_KEYS: ReadonlySet<string> = new Set(['signal', 'callId', 'actor', '__proto__']);
+const NO_OPTIONS: InvokeOptions = Object.freeze({});
+// setTimeout fires at once for anything longer (a 32-bit overflow), so such a deadline is no deadline.
+const MAX_TIMER_MS = 2_147_483_647;
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+/** A tool ready to be called many times: validators compiled, tenant names lower-cased. */
+export interface PreparedDomainTool {
+  readonly tool: DomainTool;
+  /** `<server>/<tool>`, for messages. */
+  readonly label: string;
+  readonly validateInput: ValidateFunction;
+  readonly validateOutput: ValidateFunction | undefined;
+  /** Lower-case argument names that are refused. */
+  readonly refused: ReadonlySet<string>;
+  readonly tenantKey: string;
+}
+
+/** Resolves the tenant key and the refused argument names, checking both. */
+export function tenantSettings(options: { tenantKey?: string; tenantArgumentNames?: readonly string[] }): {
+  tenantKey: string;
+  tenantNames: readonly string[];
+} {
+  const tenantKey = options.tenantKey ?? DEFAULT_TENANT_KEY;
+  if (typeof tenantKey !== 'string' || tenantKey === '' || RESERVED_CONTEXT_KEYS.has(tenantKey)) {
+    throw new McpActorsError(
+      ErrorCode.INVALID_ARGUMENT,
+      `tenantKey must be a non-empty string other than ${[...RESERVED_CONTEXT_KEYS].join(', ')} (they are context members), not ${JSON.stringify(tenantKey)}`,
+      { details: { tenantKey } },
+    );
+  }
+  const names = options.tenantArgumentNames ?? DEFAULT_TENANT_ARGUMENT_NAMES;
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && name !== '')) {
+    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'tenantArgumentNames must be an array of non-empty strings', {
+      details: { tenantArgumentNames: names },
+    });
+  }
+  return { tenantKey, tenantNames: names.includes(tenantKey) ? names : [...names, tenantKey] };
+}
+
+/**
+ * Compiles a server's tools for calling. Throws a `ConfigError` when a tool is not a valid
+ * definition or its input schema declares a tenant-named property.
+ */
+export function prepareDomainTools(server: DomainServer, tenantKey: string, tenantNames: readonly string[]): PreparedDomainTool[] {
+  const problems = server.tools.flatMap((tool) => domainToolProblems(tool, `${server.name}/${tool.name}`, tenantNames));
+  if (problems.length > 0) throw new ConfigError(problems, { subject: `domain server "${server.name}"` });
+  const refused = new Set(tenantNames.map((name) => name.toLowerCase()));
+  return server.tools.map((tool) => ({
+    tool,
+    label: `${server.name}/${tool.name}`,
+    validateInput: compiled(tool.input),
+    validateOutput: tool.output === undefined ? undefined : compiled(tool.output),
+    refused,
+    tenantKey,
+  }));
+}
+
+function compiled(schema: JsonSchema): ValidateFunction {
+  const result = compileSchema(schema);
+  if (!result.ok) throw new McpActorsError(ErrorCode.CONFIG_INVALID, `schema does not compile: ${result.problem}`);
+  return result.validate;
+}
+
+/**
+ * Registers every tool of `server` as `<namespace>/<tool>` (`source: 'custom'`), bound to one
+ * tenant. The namespace is made exactly these tools; registering again (another tenant, a new
+ * version) replaces them. Returns the descriptors.
+ *
+ * `checkpointable` is false: a domain tool's effects are in the domain (its database), not in the
+ * sandbox, so a sandbox rollback cannot undo them.
+ *
+ * @example
+ * const registry = new ToolRegistry();
+ * registerInProcessServer(registry, roster, { tenant: session.orgId, actor: session.userId });
+ * const result = await registry.handlerOf('roster/roster_list_shifts')({ date_from: '2026-05-01', date_to: '2026-05-07' }, {});
+ * result.data; // { shifts: [...] }
+ */
+export function registerInProcessServer(registry: ToolRegistry, server: DomainServer, options: RegisterInProcessOptions): ToolDescriptor[] {
+  const tenant = options?.tenant;
+  if (typeof tenant !== 'string' || tenant === '') {
+    throw new McpActorsError(
+      ErrorCode.INVALID_ARGUMENT,
+      `registerInProcessServer("${server?.name}") needs the session's tenant as a non-empty string in options.tenant; tools run for one tenant`,
+    );
+  }
+  const namespace = options.namespace ?? server.name;
+  if (typeof namespace !== 'string' || namespace === '' || namespace.includes('/')) {
+    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `namespace must be a non-empty string without "/", not ${JSON.stringify(namespace)}`);
+  }
+  const { tenantKey, tenantNames } = tenantSettings(options);
+  const actor = options.actor;
+  if (actor !== undefined && typeof actor !== 'string') {
+    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'options.actor must be a string when given');
+  }
+  for (const existing of registry.list({ namespace })) {
+    const owner = existing.sourceMetadata;
+    if (owner.inProcess !== true || owner.server !== server.name) {
+      throw new McpActorsError(
+        ErrorCode.DUPLICATE_NAME,
+        `namespace "${namespace}" already holds "${existing.name}" from ${owner.server === undefined ? `a ${existing.source} source` : `server "${owner.server}"`}; register the domain server under another namespace`,
+        { details: { namespace, existing: existing.name } },
+      );
+    }
+  }
+
+  const records = prepareDomainTools(server, tenantKey, tenantNames).map((prepared) => {
+    const { tool } = prepared;
+    const inference = {
+      toolName: tool.name,
+      overrides: [{ at: `category ${tool.category} of ${server.name}/${tool.name}`, values: categoryCapabilities(tool.category) }],
+    };
+    const { capability, provenance } = inferCapabilities(inference);
+    const descriptor: ToolDescriptor = {
+      name: `${namespace}/${tool.name}`,
+      namespace,
+      toolName: tool.name,
+      description: tool.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: categoryAnnotations(tool.category),
+      source: 'custom',
+      sourceMetadata: { server: server.name, domain: tool.domain, category: tool.category, inProcess: true },
+      capabilities: capability,
+      provenance,
+      checkpointable: false,
+      inference,
+    };
+    return { descriptor, handler: inProcessHandler(prepared, tenant, actor) };
+  });
+  registry.replaceNamespace(namespace, records);
+  return records.map((record) => record.descriptor);
+}
+
+function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: string | undefined): ToolHandler {
+  const { tenantKey } = prepared;
+  return (args, options = NO_OPTIONS) => {
+    const meta = options.meta;
+    if (meta === undefined) return callDomainTool(prepared, args, tenant, actor, undefined, options);
+    // The tenant is the registration's; a call whose _meta names another one is a cross-tenant bug upstream.
+    const claimed = meta.tenant !== undefined && meta.tenant !== tenant ? meta.tenant : meta[tenantKey];
+    if (claimed !== undefined && claimed !== tenant) {
+      return Promise.resolve(
+        failure(
+          performance.now(),
+          'VALIDATION',
+          `tenant mismatch: the call's _meta names tenant ${JSON.stringify(claimed)} but "${prepared.label}" was registered for tenant "${tenant}"; register the server per session`,
+        ),
+      );
+    }
+    const callId = typeof meta.callId === 'string' ? meta.callId : undefined;
+    const caller = actor ?? (typeof meta.actor === 'string' ? meta.actor : undefined);
+    return callDomainTool(prepared, args, tenant, caller, callId, options);
+  };
+}
+
+/**
+ * Runs one call of a prepared tool for `tenant`: the same steps in-process and over the wire.
+ * Never throws for a tool-level failure; the `ToolResult` says what went wrong.
+ */
+export async function callDomainTool(
+  prepared: PreparedDomainTool,
+  args: Record<string, unknown>,
+  tenant: string,
+  actor: string | undefined,
+  callId: string | undefined,
+  options: InvokeOptions,
+): Promise<ToolResult> {
+  const started = performance.now();
+  const external = options.signal;
+  if (external?.aborted) return failure(started, 'CANCELLED', `call "${prepared.label}" was cancelled before it started`);
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return failure(started, 'VALIDATION', `validation failed for "${prepared.label}": the arguments must be an object of named arguments`);
+  }
+  const { refused } = prepared;
+  for (const key in args) {
+    if (refused.has(key) || refused.has(key.toLowerCase())) return tenantArgumentRefused(prepared, key, started);
+  }
+  const validateInput = prepared.validateInput;
+  if (!validateInput(args)) {
+    const violations = violationsOf(validateInput.errors);
+    return failure(started, 'VALIDATION', `validation failed for "${prepared.label}": ${describeViolations(violations)}`, violations);
+  }
+
+  const timeoutMs = options.timeoutMs;
+  const timed = typeof timeoutMs === 'number' && timeoutMs <= MAX_TIMER_MS;
+  const ctx = new CallContext(tenant, prepared.tenantKey, callId ?? nextCallId(), actor, external, timed);
+  let value: unknown;
+  try {
+    value = prepared.tool.call(args, ctx);
+  } catch (error) {
+    return failure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(error)}`);
+  }
+  if (isThenable(value)) {
+    const outcome = timed || external !== undefined ? await race(value, ctx, timed ? timeoutMs : undefined, external) : await settled(value);
+    switch (outcome.kind) {
+      case 'error':
+        return failure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(outcome.error)}`);
+      case 'timeout':
+        return failure(started, 'TIMEOUT', `tool "${prepared.label}" did not finish within ${timeoutMs} ms; its ctx.signal was aborted`);
+      case 'cancelled':
+        return failure(started, 'CANCELLED', `call "${prepared.label}" was cancelled by the caller; its ctx.signal was aborted`);
+      default:
+        value = outcome.value;
+    }
+  }
+  return completed(prepared, value, started);
+}
+
+/** The MCP result of a returned value: the structured output, and its JSON text as content. */
+function completed(prepared: PreparedDomainTool, value: unknown, started: number): ToolResult {
+  const validateOutput = prepared.validateOutput;
+  if (value === undefined) {
+    if (validateOutput !== undefined) {
+      return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the tool declares an output schema but returned nothing`);
+    }
+    return { success: true, content: [], data: undefined, error: undefined, errorCode: undefined, durationMs: performance.now() - started };
+  }
+  // MCP structured content is an object, so a tool that returns anything else could not be
+  // served over the wire with the same answer.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return failure(
+      started,
+      'OUTPUT_VALIDATION',
+      `output validation failed for "${prepared.label}": a domain tool returns a JSON object or nothing, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`,
+    );
+  }
+  if (validateOutput !== undefined && !validateOutput(value)) {
+    const violations = violationsOf(validateOutput.errors);
+    return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, violations);
+  }
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the output is not JSON (${messageOf(error)})`);
+  }
+  return { success: true, content: [{ type: 'text', text }], data: value, error: undefined, errorCode: undefined, durationMs: performance.now() - started };
+}
+
+function tenantArgumentRefused(prepared: PreparedDomainTool, key: string, started: number): ToolResult {
+  const error =
+    `tenant argument refused: "${key}" cannot be passed to "${prepared.label}"; ` +
+    'the tenant comes from the session (ctx.tenant), never from arguments. Remove the argument.';
+  return failure(started, 'VALIDATION', error, [{ path: `/${key}`, message: 'is a tenant argument; the tenant comes from the session' }]);
+}
+
+/**
+ * A failed result; the message is also the one text block, as an MCP `isError` result carries it.
+ * `data` is always undefined, even for a rejected output: over the wire an `isError` result has no
+ * structured content, and a caller must see the same answer whichever transport serves the tool.
+ */
+export function failure(started: number, errorCode: ToolErrorCode, error: string, violations?: readonly SchemaViolation[]): ToolResult {
+  return {
+    success: false,
+    content: [{ type: 'text', text: error }],
+    data: undefined,
+    error,
+    errorCode,
+    ...(violations === undefined ? {} : { violations }),
+    durationMs: performance.now() - started,
+  };
+}
+
+// Call ids: one random prefix a process, then a counter — unique without a UUID a call.
+const CALL_ID_PREFIX = `call-${Math.floor(Math.random() * 0x100000000).toString(36)}-`;
+let callSequence = 0;
+function nextCallId(): string {
+  return CALL_ID_PREFIX + (++callSequence).toString(36);
+}
+
+/**
+ * The context of one call. `signal` is a getter so that an AbortController (about 2 us to make)
+ * exists only when the tool reads it; without a timeout it is the caller's own signal.
+ */
+class CallContext implements ToolContext {
+  readonly [tenantKey: string]: unknown;
+  readonly tenant: string;
+  readonly callId: string;
+  readonly actor: string | undefined;
+  #external: AbortSignal | undefined;
+  #timed: boolean;
+  #controller: AbortController | undefined;
+  #abortReason: unknown;
+  #aborted = false;
+
+  constructor(tenant: string, tenantKey: string, callId: string, actor: string | undefined, external: AbortSignal | undefined, timed: boolean) {
+    this.tenant = tenant;
+    this.callId = callId;
+    this.actor = actor;
+    if (tenantKey !== 'tenant') (this as Record<string, unknown>)[tenantKey] = tenant;
+    this.#external = external;
+    this.#timed = timed;
+  }
+
+  get signal(): AbortSignal {
+    // Untimed, the only way to abort is the caller's signal, so the tool gets that very signal.
+    if (!this.#timed) return this.#external ?? NEVER_ABORTED;
+    let controller = this.#controller;
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.#controller = controller;
+      if (this.#aborted) controller.abort(this.#abortReason);
+      else if (this.#external?.aborted) controller.abort(this.#external.reason);
+    }
+    return controller.signal;
+  }
+
+  /** Aborts the tool's signal (now, or when the tool first reads it). */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+type Outcome =
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'error'; readonly error: unknown }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'cancelled' };
+
+function settled(pending: PromiseLike<unknown>): Promise<Outcome> {
+  return Promise.resolve(pending).then(
+    (value) => ({ kind: 'value', value }),
+    (error: unknown) => ({ kind: 'error', error }),
+  );
+}
+
+function race(pending: PromiseLike<unknown>, ctx: CallContext, timeoutMs: number | undefined, external: AbortSignal | undefined): Promise<Outcome> {
+  return new Promise<Outcome>((resolve) => {
+    let done = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settle = (outcome: Outcome): void => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      external?.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    };
+    const onAbort = (): void => {
+      settle({ kind: 'cancelled' });
+      ctx.abort(external?.reason);
+    };
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        settle({ kind: 'timeout' });
+        ctx.abort(new DOMException(`the call timed out after ${timeoutMs} ms`, 'TimeoutError'));
+      }, timeoutMs);
+    }
+    external?.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (value) => settle({ kind: 'value', value }),
+      (error: unknown) => settle({ kind: 'error', error }),
+    );
+  });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}

@@ -1,0 +1,319 @@
+/**
+ * `ActorHandle`: one activated agent actor — its tool set (resolved through its skills), its calls
+ * (through the tool-call machine, with its tenant and permissions), its sandbox's changes and
+ * rollback, and its deactivation.
+ */
+import { createActor, type Actor, type AnyActorRef } from 'xstate';
+import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { executeToolCall } from '../calls/execute-tool-call.js';
+import { unknownToolOutcome } from '../calls/run-tool-call.js';
+import { toolCallSteps } from '../calls/tool-call-steps.js';
+import type { DomainServer } from '../inprocess/define-server.js';
+import { registerInProcessServer } from '../inprocess/in-process-server.js';
+import type { ToolCategory } from '../inprocess/tool-category.js';
+import { actorMachine, type ActivationReport } from '../machines/actor-machine.js';
+import { stopActor } from '../machines/stop-actor.js';
+import type { CallOutcome, FileChange, ToolCallInput } from '../machines/tool-call-io.js';
+import { SkillRegistry } from '../registry/skill-registry.js';
+import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
+import { fromPromise } from 'xstate';
+import { authorizeWith, categoryOf, type ApprovalCallback } from './permissions.js';
+import type { RuntimeEvent } from './runtime-events.js';
+import type { PoolEntry, ServerPool } from './server-pool.js';
+
+/** A tool as an actor sees it: the registry record plus its permission category. */
+export type ActorTool = ToolDescriptor & { readonly category: ToolCategory };
+
+export interface ActorCallOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** What the runtime gives an actor when it activates it. */
+export interface ActorWiring {
+  readonly config: AgentsConfig;
+  readonly spec: ActorConfig;
+  readonly tenant: string;
+  readonly id: string;
+  readonly pool: ServerPool;
+  readonly domainServers: ReadonlyMap<string, DomainServer>;
+  readonly customTools: readonly { readonly descriptor: ToolDescriptor; readonly handler: ToolHandler }[];
+  readonly workspace: SandboxWorkspace | undefined;
+  readonly sandboxId: string | undefined;
+  readonly parent: AnyActorRef;
+  readonly inspected: boolean;
+  readonly approve: ApprovalCallback | undefined;
+  readonly emit: (event: RuntimeEvent) => void;
+  readonly defaultTimeoutMs: number;
+  readonly onDeactivated: () => Promise<void>;
+}
+
+const DEFAULT_TENANT_NAMES = ['org_id', 'tenant', 'tenant_id'];
+
+export class ActorHandle implements AsyncDisposable {
+  readonly name: string;
+  readonly tenant: string;
+  readonly id: string;
+  /** The actor's XState actor, for inspection. */
+  readonly actor: Actor<typeof actorMachine>;
+  private readonly registry = new ToolRegistry();
+  private readonly skills: SkillRegistry;
+  private readonly leases: PoolEntry[] = [];
+  private readonly stateSubscriptions: { unsubscribe(): void }[] = [];
+  private calls = 0;
+  private toolset = new Map<string, ActorTool>();
+  private toolsetStale = true;
+  private readonly authorize: ReturnType<typeof authorizeWith>;
+  private readonly steps: ReturnType<typeof toolCallSteps>;
+  private readonly meta: Readonly<Record<string, unknown>>;
+
+  constructor(private readonly wiring: ActorWiring) {
+    this.name = wiring.spec.name;
+    this.tenant = wiring.tenant;
+    this.id = wiring.id;
+    this.skills = new SkillRegistry(this.registry);
+    this.registry.changes$.subscribe(() => (this.toolsetStale = true));
+    const tenantKey = wiring.spec.tenantKey;
+    this.meta = Object.freeze({ tenant: wiring.tenant, [tenantKey]: wiring.tenant });
+    this.authorize = authorizeWith({
+      actor: this.name,
+      tenant: this.tenant,
+      policy: wiring.spec.permissions,
+      tenantArgumentNames: new Set([...DEFAULT_TENANT_NAMES, tenantKey].map((n) => n.toLowerCase())),
+      approve: wiring.approve,
+    });
+    this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: this.authorize });
+    this.actor = createActor(
+      actorMachine.provide({
+        actors: {
+          activateActor: fromPromise(() => this.activateServers()),
+          deactivateActor: fromPromise(() => this.releaseServers()),
+        },
+      }),
+      { input: { name: this.name, tenant: this.tenant }, systemId: `actor:${this.id}`, parent: wiring.parent },
+    );
+    this.actor.subscribe((snapshot) => {
+      wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(snapshot.value) });
+    });
+    this.actor.start();
+  }
+
+  /** Activates the actor; rejects with ACTIVATION_FAILED when a required server does not start. */
+  async activate(): Promise<ActivationReport> {
+    this.actor.send({ type: 'actor.activate' });
+    const snapshot = await this.settle(['active', 'inactive']);
+    if (snapshot.value === 'active') return snapshot.context.report!;
+    throw snapshot.context.error ?? new McpActorsError(ErrorCode.ACTIVATION_FAILED, `actor "${this.name}" did not activate`);
+  }
+
+  /** The tools the actor's skills resolve to, with capabilities and permission category. */
+  tools(): ActorTool[] {
+    if (this.toolsetStale) this.refreshToolset();
+    return [...this.toolset.values()];
+  }
+
+  /** What activation found: servers up, and servers whose tools are unavailable until they recover. */
+  get activation(): ActivationReport | undefined {
+    return this.actor.getSnapshot().context.report;
+  }
+
+  /**
+   * Calls a tool of the actor's tool set through the tool-call machine: validated, authorized by
+   * the actor's permissions, path-rewritten, checkpointed and rolled back as needed. Never throws;
+   * the outcome says how it ended.
+   */
+  async call(toolName: string, args: Readonly<Record<string, unknown>> = {}, options: ActorCallOptions = {}): Promise<CallOutcome> {
+    const callId = `${this.id}#${++this.calls}`;
+    if (this.actor.getSnapshot().value !== 'active') {
+      return {
+        ...unknownToolOutcome(callId, toolName),
+        error: new McpActorsError(ErrorCode.NOT_CONNECTED, `actor "${this.name}" is not active; activate it before calling tools`),
+      };
+    }
+    if (this.toolsetStale) this.refreshToolset();
+    const tool = this.toolset.get(toolName);
+    if (!tool) return unknownToolOutcome(callId, toolName);
+    const input: ToolCallInput = {
+      callId,
+      tool,
+      args,
+      timeoutMs: options.timeoutMs ?? this.wiring.defaultTimeoutMs,
+      meta: this.meta,
+      sandboxed: this.wiring.workspace !== undefined,
+      startedAt: Date.now(),
+    };
+    const { emit } = this.wiring;
+    emit({ type: 'call.started', callId, actor: this.name, tenant: this.tenant, tool: toolName, category: tool.category });
+    const outcome = await executeToolCall(this.steps, input, {
+      signal: options.signal,
+      parent: this.actor,
+      inspected: this.wiring.inspected,
+      systemId: `call:${callId}`,
+    });
+    emit({
+      type: 'call.ended',
+      callId,
+      actor: this.name,
+      tenant: this.tenant,
+      tool: toolName,
+      category: tool.category,
+      status: outcome.status,
+      durationMs: outcome.durationMs,
+      checkpointId: outcome.checkpointId,
+      errorCode: outcome.error?.code,
+    });
+    const error = outcome.error;
+    if (error?.code === ErrorCode.CAPABILITY_VIOLATION) {
+      emit({ type: 'capability.violation', callId, actor: this.name, tenant: this.tenant, tool: toolName, changes: outcome.changes, message: error.message });
+    } else if (outcome.status === 'rejected' && (error?.code === ErrorCode.PERMISSION_DENIED || error?.code === ErrorCode.TENANT_ARGUMENT)) {
+      emit({
+        type: 'permission.denied',
+        callId,
+        actor: this.name,
+        tenant: this.tenant,
+        tool: toolName,
+        category: tool.category,
+        rule: String(error.details.rule),
+        message: error.message,
+      });
+    }
+    return outcome;
+  }
+
+  /** Rolls the sandbox back to a checkpoint (default: as it was when the sandbox was opened). */
+  async rollback(checkpointId?: string): Promise<void> {
+    const workspace = this.requireWorkspace('rollback()');
+    await workspace.rollbackTo(checkpointId);
+  }
+
+  /** The sandbox's change set since it was opened (added, modified, deleted files with hashes). */
+  async changes(): Promise<FileChange[]> {
+    return this.requireWorkspace('changes()').changes();
+  }
+
+  /** Stops using the actor's servers (each stops when no other actor uses it). */
+  async deactivate(): Promise<void> {
+    if (this.actor.getSnapshot().value === 'active') {
+      this.actor.send({ type: 'actor.deactivate' });
+      await this.settle(['inactive']);
+    }
+    stopActor(this.actor);
+    await this.wiring.onDeactivated();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.deactivate();
+  }
+
+  private async activateServers(): Promise<ActivationReport> {
+    const { config, spec, pool, workspace } = this.wiring;
+    for (const { descriptor, handler } of this.wiring.customTools) this.registry.register(descriptor, handler);
+    for (const skillName of spec.skills) {
+      const skill = config.skills[skillName]!;
+      await this.skills.define({ name: skill.name, description: skill.description, mcpServers: skill.mcpServers, tools: skill.tools, agentSkills: skill.agentSkills });
+    }
+    const wanted = this.skills.serversOf(spec.skills);
+    const started: string[] = [];
+    const unavailable: { server: string; error: McpActorsError }[] = [];
+    const attempts = wanted.map(async ({ server, required }) => {
+      const domain = this.wiring.domainServers.get(server);
+      if (domain) {
+        registerInProcessServer(this.registry, domain, { tenant: this.tenant, tenantKey: spec.tenantKey, actor: this.name });
+        started.push(server);
+        return;
+      }
+      const serverConfig = config.servers[server]!;
+      const lease = pool.acquire(serverConfig, {
+        tenant: this.tenant,
+        sandboxRoot: workspace?.roots.root,
+        sandboxId: this.wiring.sandboxId,
+        parent: this.actor,
+        overrides: Object.fromEntries(
+          Object.entries(config.tools)
+            .filter(([name]) => name.startsWith(`${server}/`))
+            .map(([name, entry]) => [name.slice(server.length + 1), entry.overrides]),
+        ),
+      });
+      this.leases.push(lease);
+      try {
+        await lease.adapter.connect();
+        await lease.adapter.registerTools(this.registry, { namespace: server });
+        started.push(server);
+      } catch (cause) {
+        const error = new McpActorsError(
+          ErrorCode.ACTIVATION_FAILED,
+          `server "${server}" of actor "${this.name}" did not start: ${messageOf(cause)}`,
+          { cause, details: { server, required } },
+        );
+        if (required) throw error;
+        unavailable.push({ server, error });
+        this.registerWhenRecovered(lease);
+      }
+    });
+    const results = await Promise.allSettled(attempts);
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) {
+      await this.releaseServers();
+      throw failure.reason;
+    }
+    this.refreshToolset();
+    return { servers: started, unavailable };
+  }
+
+  /** A server that did not start at activation joins the tool set once it is RUNNING. */
+  private registerWhenRecovered(lease: PoolEntry): void {
+    const subscription = lease.adapter.client.state$.subscribe((state) => {
+      if (state !== 'RUNNING') return;
+      queueMicrotask(() => subscription.unsubscribe());
+      void (async () => {
+        try {
+          await lease.adapter.connect();
+          await lease.adapter.registerTools(this.registry, { namespace: lease.server });
+          this.refreshToolset();
+        } catch {
+          // still down; the next RUNNING tries again
+        }
+      })();
+    });
+    this.stateSubscriptions.push(subscription);
+  }
+
+  private async releaseServers(): Promise<void> {
+    for (const subscription of this.stateSubscriptions.splice(0)) subscription.unsubscribe();
+    const leases = this.leases.splice(0).reverse();
+    for (const lease of leases) lease.adapter.unregisterFrom(this.registry);
+    await Promise.all(leases.map((lease) => this.wiring.pool.release(lease)));
+    this.toolset = new Map();
+  }
+
+  private refreshToolset(): void {
+    this.toolsetStale = false;
+    const resolved = this.skills.resolve(this.wiring.spec.skills);
+    this.toolset = new Map(resolved.tools.map((tool) => [tool.name, { ...tool, category: categoryOf(tool) }]));
+  }
+
+  private requireWorkspace(what: string): SandboxWorkspace {
+    if (this.wiring.workspace) return this.wiring.workspace;
+    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `${what} needs a sandbox; activate the actor with { sandbox }`, {
+      details: { actor: this.name },
+    });
+  }
+
+  private settle(states: readonly string[]): Promise<ReturnType<typeof this.actor.getSnapshot>> {
+    return new Promise((resolve) => {
+      const check = (snapshot: ReturnType<typeof this.actor.getSnapshot>): boolean => states.includes(String(snapshot.value));
+      const current = this.actor.getSnapshot();
+      if (check(current)) return resolve(current);
+      const subscription = this.actor.subscribe((snapshot) => {
+        if (check(snapshot)) {
+          subscription.unsubscribe();
+          resolve(snapshot);
+        }
+      });
+    });
+  }
+}

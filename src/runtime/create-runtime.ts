@@ -1,0 +1,298 @@
+/**
+ * `createRuntime`: what a host embeds. It takes the configuration of an `agents.yaml` (or the same
+ * as objects), activates actors for a tenant and a sandbox, and shuts everything down so that no
+ * process it spawned is left alive.
+ */
+import { createHash } from 'node:crypto';
+import { Subject, type Observable } from 'rxjs';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
+import type { DomainServer } from '../inprocess/define-server.js';
+import { runtimeMachine } from '../machines/runtime-machine.js';
+import type { ServerState } from '../machines/server-states.js';
+import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
+import { Sandbox } from '../sandbox/sandbox.js';
+import { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
+import { ActorHandle } from './actor-handle.js';
+import type { ApprovalCallback } from './permissions.js';
+import type { RuntimeEvent } from './runtime-events.js';
+import { ServerPool, type PoolEntry } from './server-pool.js';
+
+export interface RuntimeOptions {
+  /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
+  readonly config?: unknown;
+  /** Or: the path of an agents.yaml. */
+  readonly file?: string;
+  /** In-process domain servers, named in skills' mcp_servers like MCP servers. */
+  readonly domainServers?: readonly DomainServer[];
+  /** Built-in and custom tools, named in skills' tools by full name. */
+  readonly tools?: readonly { readonly descriptor: ToolDescriptor; readonly handler: ToolHandler }[];
+  /** Asked before an `execute` tool runs when the actor's policy is `ask`. */
+  readonly approve?: ApprovalCallback;
+  /** Any XState inspection observer (e.g. `@statelyai/inspect`'s `inspector.inspect`). */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Default deadline of a tool call (default 60 s). */
+  readonly callTimeoutMs?: number;
+  /** Where `${VAR}` references are read from (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ActivateOptions {
+  /** The tenant the actor works for; injected into every call, never taken from arguments. */
+  readonly tenant: string;
+  /** The sandbox the actor works in (from `Sandbox.create` or `runtime.createSandbox`). */
+  readonly sandbox?: Sandbox | undefined;
+}
+
+/** One server actor, for status displays. */
+export interface ServerStatus {
+  readonly server: string;
+  readonly tenant: string;
+  readonly sandbox: string | undefined;
+  readonly state: ServerState;
+  readonly restarts: number;
+  readonly lastError: string | undefined;
+  readonly pid: number | undefined;
+  readonly uptimeMs: number | undefined;
+  readonly actors: number;
+}
+
+export interface RuntimeStatus {
+  readonly servers: readonly ServerStatus[];
+  readonly actors: readonly { readonly actor: string; readonly tenant: string; readonly id: string }[];
+}
+
+export interface Runtime extends AsyncDisposable {
+  readonly config: AgentsConfig;
+  /** Server states, restarts, calls started and ended (the audit trail), violations and denials. */
+  readonly events$: Observable<RuntimeEvent>;
+  /** The runtime's XState actor: the root of the supervision tree. */
+  readonly actor: Actor<typeof runtimeMachine>;
+  activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle>;
+  /** A sandbox of `projectDir` owned by the runtime (disposed at shutdown). */
+  createSandbox(projectDir: string, options?: { includeIgnored?: boolean }): Promise<Sandbox>;
+  status(): RuntimeStatus;
+  /** Deactivates every actor and stops every server; afterwards no process the runtime spawned is alive. */
+  shutdown(): Promise<void>;
+}
+
+/** An actor given inline rather than by name. */
+export interface ActorSpec {
+  readonly name: string;
+  readonly skills: readonly string[];
+  readonly permissions?: Partial<ActorConfig['permissions']>;
+  readonly tenantKey?: string;
+}
+
+/**
+ * @example
+ * await using runtime = await createRuntime({ file: 'agents.yaml', approve: async ({ tool }) => confirm(tool.name) });
+ * const sandbox = await runtime.createSandbox(process.cwd());
+ * const triager = await runtime.activate('triager', { tenant: 'acme', sandbox });
+ * const outcome = await triager.call('files/write_file', { path: 'NOTES.md', content: 'hi' });
+ * await sandbox.applyToHost();
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const domainServers = new Map((options.domainServers ?? []).map((server) => [server.name, server] as const));
+  const configOptions = { extraServers: [...domainServers.keys()], ...(options.env ? { env: options.env } : {}) };
+  const config = options.file
+    ? await loadAgentsFile(options.file, configOptions)
+    : agentsConfigFromObject(options.config ?? {}, configOptions);
+  return new RuntimeImpl(config, options, domainServers);
+}
+
+interface SandboxEntry {
+  readonly workspace: SandboxWorkspace;
+  readonly id: string;
+  refs: number;
+}
+
+class RuntimeImpl implements Runtime {
+  readonly events$: Observable<RuntimeEvent>;
+  readonly actor: Actor<typeof runtimeMachine>;
+  private readonly events = new Subject<RuntimeEvent>();
+  private readonly pool = new ServerPool();
+  private readonly handles = new Set<ActorHandle>();
+  private readonly sandboxes = new Map<string, SandboxEntry>();
+  private readonly ownedSandboxes: Sandbox[] = [];
+  private actorSequence = 0;
+  private shuttingDown: Promise<void> | undefined;
+
+  constructor(
+    readonly config: AgentsConfig,
+    private readonly options: RuntimeOptions,
+    private readonly domainServers: ReadonlyMap<string, DomainServer>,
+  ) {
+    this.events$ = this.events.asObservable();
+    this.actor = createActor(runtimeMachine.provide({ actors: { shutDown: fromPromise(() => this.stopEverything()) } }), {
+      systemId: 'runtime',
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+    });
+    this.actor.start();
+    this.pool.onCreated((entry) => this.watchServer(entry));
+  }
+
+  async activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle> {
+    this.assertRunning('activate()');
+    const spec = this.resolveSpec(actor);
+    if (typeof options?.tenant !== 'string' || options.tenant.trim() === '') {
+      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `activate("${spec.name}") needs { tenant }: the id of the tenant the actor works for`);
+    }
+    const sandbox = options.sandbox ? await this.openWorkspace(options.sandbox) : undefined;
+    const id = `${spec.name}:${options.tenant}:${++this.actorSequence}`;
+    const handle: ActorHandle = new ActorHandle({
+      config: this.config,
+      spec,
+      tenant: options.tenant,
+      id,
+      pool: this.pool,
+      domainServers: this.domainServers,
+      customTools: this.options.tools ?? [],
+      workspace: sandbox?.workspace,
+      sandboxId: sandbox?.id,
+      parent: this.actor,
+      inspected: this.options.inspect !== undefined,
+      approve: this.options.approve,
+      emit: (event) => this.events.next(event),
+      defaultTimeoutMs: this.options.callTimeoutMs ?? 60_000,
+      onDeactivated: async () => {
+        this.handles.delete(handle);
+        if (options.sandbox) await this.closeWorkspace(options.sandbox);
+      },
+    });
+    this.handles.add(handle);
+    try {
+      await handle.activate();
+    } catch (error) {
+      await handle.deactivate();
+      throw error;
+    }
+    return handle;
+  }
+
+  async createSandbox(projectDir: string, options: { includeIgnored?: boolean } = {}): Promise<Sandbox> {
+    this.assertRunning('createSandbox()');
+    const sandbox = await Sandbox.create({ projectDir, ...(options.includeIgnored ? { includeIgnored: true } : {}) });
+    this.ownedSandboxes.push(sandbox);
+    return sandbox;
+  }
+
+  status(): RuntimeStatus {
+    return {
+      servers: this.pool.list().map((entry) => {
+        const status = entry.adapter.client.status();
+        return {
+          server: entry.server,
+          tenant: entry.tenant,
+          sandbox: entry.sandboxRoot,
+          state: status.state,
+          restarts: status.restarts,
+          lastError: status.lastError?.message,
+          pid: status.pid,
+          uptimeMs: status.uptimeMs,
+          actors: entry.refs,
+        };
+      }),
+      actors: [...this.handles].map((handle) => ({ actor: handle.name, tenant: handle.tenant, id: handle.id })),
+    };
+  }
+
+  shutdown(): Promise<void> {
+    if (!this.shuttingDown) {
+      this.shuttingDown = new Promise<void>((resolve) => {
+        const subscription = this.actor.subscribe((snapshot) => {
+          if (snapshot.status === 'done') {
+            subscription.unsubscribe();
+            resolve();
+          }
+        });
+        this.actor.send({ type: 'runtime.shutdown' });
+      });
+    }
+    return this.shuttingDown;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
+  private async stopEverything(): Promise<void> {
+    for (const handle of [...this.handles].reverse()) await handle.deactivate().catch(() => undefined);
+    await this.pool.shutdown();
+    for (const entry of this.sandboxes.values()) await entry.workspace.dispose().catch(() => undefined);
+    this.sandboxes.clear();
+    for (const sandbox of this.ownedSandboxes.splice(0).reverse()) await sandbox.dispose().catch(() => undefined);
+    this.events.complete();
+  }
+
+  private resolveSpec(actor: string | ActorSpec): ActorConfig {
+    if (typeof actor === 'string') {
+      const spec = this.config.actors[actor];
+      if (spec) return spec;
+      throw new McpActorsError(
+        ErrorCode.ACTIVATION_FAILED,
+        `no actor named "${actor}" is configured; configured actors: ${Object.keys(this.config.actors).map((n) => `"${n}"`).join(', ') || 'none'}`,
+        { details: { actor } },
+      );
+    }
+    for (const skill of actor.skills) {
+      if (!this.config.skills[skill]) {
+        throw new McpActorsError(
+          ErrorCode.ACTIVATION_FAILED,
+          `actor "${actor.name}" names skill "${skill}", which is not configured; configured skills: ${Object.keys(this.config.skills).join(', ') || 'none'}`,
+          { details: { actor: actor.name, skill } },
+        );
+      }
+    }
+    return {
+      name: actor.name,
+      skills: [...actor.skills],
+      permissions: { execute: actor.permissions?.execute ?? 'ask', restricted: [...(actor.permissions?.restricted ?? [])] },
+      tenantKey: actor.tenantKey ?? 'org_id',
+    };
+  }
+
+  private async openWorkspace(sandbox: Sandbox): Promise<SandboxEntry> {
+    const existing = this.sandboxes.get(sandbox.root);
+    if (existing) {
+      existing.refs += 1;
+      return existing;
+    }
+    const entry: SandboxEntry = {
+      workspace: await SandboxWorkspace.open(sandbox),
+      id: createHash('sha256').update(sandbox.root).digest('hex').slice(0, 8),
+      refs: 1,
+    };
+    this.sandboxes.set(sandbox.root, entry);
+    return entry;
+  }
+
+  private async closeWorkspace(sandbox: Sandbox): Promise<void> {
+    const entry = this.sandboxes.get(sandbox.root);
+    if (!entry) return;
+    entry.refs -= 1;
+    if (entry.refs > 0) return;
+    this.sandboxes.delete(sandbox.root);
+    await entry.workspace.dispose();
+  }
+
+  private watchServer(entry: PoolEntry): void {
+    let restarts = 0;
+    entry.adapter.client.state$.subscribe((state) => {
+      const status = entry.adapter.client.status();
+      this.events.next({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: status.pid });
+      if (status.restarts > restarts) {
+        restarts = status.restarts;
+        this.events.next({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: status.lastError?.message });
+      }
+    });
+  }
+
+  private assertRunning(what: string): void {
+    if (this.shuttingDown) {
+      throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `${what} after shutdown(); create a new runtime`);
+    }
+  }
+}

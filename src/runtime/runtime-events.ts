@@ -1,0 +1,64 @@
+/** The typed events a runtime publishes on `events$`: the supervision tree and the audit trail. */
+import type { FileChange } from '../machines/tool-call-io.js';
+import type { ServerState } from '../machines/server-states.js';
+import type { ToolCategory } from '../inprocess/tool-category.js';
+import type { CallStatus } from '../machines/tool-call-io.js';
+
+export type RuntimeEvent =
+  | {
+      readonly type: 'server.state';
+      readonly server: string;
+      readonly tenant: string;
+      readonly sandbox: string | undefined;
+      readonly state: ServerState;
+      readonly pid: number | undefined;
+    }
+  | {
+      readonly type: 'server.restarted';
+      readonly server: string;
+      readonly tenant: string;
+      readonly restarts: number;
+      readonly error: string | undefined;
+    }
+  | { readonly type: 'actor.state'; readonly actor: string; readonly tenant: string; readonly state: string }
+  | {
+      readonly type: 'call.started';
+      readonly callId: string;
+      readonly actor: string;
+      readonly tenant: string;
+      readonly tool: string;
+      readonly category: ToolCategory;
+    }
+  | ({ readonly type: 'call.ended' } & AuditRecord)
+  | {
+      readonly type: 'capability.violation';
+      readonly callId: string;
+      readonly actor: string;
+      readonly tenant: string;
+      readonly tool: string;
+      readonly changes: readonly FileChange[];
+      readonly message: string;
+    }
+  | {
+      readonly type: 'permission.denied';
+      readonly callId: string;
+      readonly actor: string;
+      readonly tenant: string;
+      readonly tool: string;
+      readonly category: ToolCategory;
+      readonly rule: string;
+      readonly message: string;
+    };
+
+/** One call, for the audit trail. */
+export interface AuditRecord {
+  readonly callId: string;
+  readonly actor: string;
+  readonly tenant: string;
+  readonly tool: string;
+  readonly category: ToolCategory;
+  readonly status: CallStatus;
+  readonly durationMs: number;
+  readonly checkpointId: string | undefined;
+  readonly errorCode: string | undefined;
+}

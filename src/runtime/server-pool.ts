@@ -1,0 +1,85 @@
+/**
+ * Server actors shared by reference count. Actors of the same tenant and the same sandbox share one
+ * server actor; it stops when the last of them lets go (or earlier by idle stop). A different
+ * tenant or sandbox always gets its own (ADR-004-F: no process reused across tenants).
+ */
+import type { AnyActorRef, InspectionEvent, Observer } from 'xstate';
+import { McpToolAdapter } from '../adapter/mcp-tool-adapter.js';
+import { McpClient } from '../client/mcp-client.js';
+import type { CapabilityOverrides } from '../registry/capabilities.js';
+import type { ResolvedServerConfig } from '../config/server-config.js';
+import { bindPlaceholders } from './placeholders.js';
+
+export interface PoolEntry {
+  readonly key: string;
+  readonly server: string;
+  readonly tenant: string;
+  readonly sandboxRoot: string | undefined;
+  readonly adapter: McpToolAdapter;
+  refs: number;
+}
+
+export interface AcquireOptions {
+  readonly tenant: string;
+  readonly sandboxRoot: string | undefined;
+  readonly sandboxId: string | undefined;
+  /** The actor that starts the server first; the server shows under it when inspected. */
+  readonly parent: AnyActorRef | undefined;
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
+}
+
+export class ServerPool {
+  private readonly entries = new Map<string, PoolEntry>();
+  private readonly created: ((entry: PoolEntry) => void)[] = [];
+
+  /** Called for every new server actor (the runtime forwards its states as events). */
+  onCreated(listener: (entry: PoolEntry) => void): void {
+    this.created.push(listener);
+  }
+
+  acquire(config: ResolvedServerConfig, options: AcquireOptions): PoolEntry {
+    const key = `${config.name}\u0000${options.tenant}\u0000${options.sandboxRoot ?? ''}`;
+    const existing = this.entries.get(key);
+    if (existing) {
+      existing.refs += 1;
+      return existing;
+    }
+    const bound = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
+    const systemId = `server:${config.name}:${options.tenant}${options.sandboxId ? `:${options.sandboxId}` : ''}`;
+    const client = new McpClient(bound, {
+      systemId,
+      ...(options.parent ? { parent: options.parent } : {}),
+      ...(options.inspect && !options.parent ? { inspect: options.inspect } : {}),
+    });
+    const entry: PoolEntry = {
+      key,
+      server: config.name,
+      tenant: options.tenant,
+      sandboxRoot: options.sandboxRoot,
+      adapter: new McpToolAdapter(client, { overrides: options.overrides }),
+      refs: 1,
+    };
+    this.entries.set(key, entry);
+    for (const listener of this.created) listener(entry);
+    return entry;
+  }
+
+  /** Lets go of one reference; the last one stops the server and waits until its process is gone. */
+  async release(entry: PoolEntry): Promise<void> {
+    entry.refs -= 1;
+    if (entry.refs > 0) return;
+    this.entries.delete(entry.key);
+    await entry.adapter.dispose();
+  }
+
+  list(): PoolEntry[] {
+    return [...this.entries.values()];
+  }
+
+  async shutdown(): Promise<void> {
+    const entries = [...this.entries.values()].reverse();
+    this.entries.clear();
+    await Promise.all(entries.map((entry) => entry.adapter.dispose()));
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * The actor runtime end to end: real servers (the fixture over stdio, @modelcontextprotocol/server-memory)
+ * and an in-process domain server, tenants, permissions, inspection, activation failures, and a
+ * shutdown that leaves no process.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { InspectionEvent } from 'xstate';
+import { defineServer } from '../../src/inprocess/define-server.js';
+import { defineTool } from '../../src/inprocess/define-tool.js';
+import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
+import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
+import { fixtureArgs, fixtureServerPath } from '../../src/testing/fixture.js';
+import { referenceServerPath } from '../../src/testing/reference-servers.js';
+import { expectAllGone } from '../support/processes.js';
+
+let memoryDir: string;
+beforeAll(() => {
+  memoryDir = mkdtempSync(join(tmpdir(), 'mcp-actors-runtime-'));
+});
+afterAll(() => rmSync(memoryDir, { recursive: true, force: true }));
+
+const seen: { tenant: unknown; orgId: unknown }[] = [];
+const roster = defineServer({
+  name: 'roster',
+  tools: [
+    defineTool({
+      name: 'roster_list_shifts',
+      domain: 'roster',
+      category: 'read',
+      description: 'Shifts of the tenant',
+      input: { type: 'object', properties: { site: { type: 'string' } } },
+      call: (_params, ctx) => {
+        seen.push({ tenant: ctx.tenant, orgId: ctx.org_id });
+        return { shifts: [`${ctx.tenant}-morning`] };
+      },
+    }),
+    defineTool({
+      name: 'roster_propose_swap',
+      domain: 'roster',
+      category: 'propose',
+      description: 'Proposes a swap',
+      input: { type: 'object' },
+      call: () => ({ proposal: 'p-1' }),
+    }),
+    defineTool({
+      name: 'roster_delete_shift',
+      domain: 'roster',
+      category: 'execute',
+      description: 'Deletes a shift',
+      input: { type: 'object' },
+      call: () => ({ deleted: true }),
+    }),
+    defineTool({
+      name: 'roster_purge',
+      domain: 'roster',
+      category: 'restricted',
+      description: 'Purges everything',
+      input: { type: 'object' },
+      call: () => ({ purged: true }),
+    }),
+  ],
+});
+
+const pidLog = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
+function config(extra: { fixtureArgs?: string[] } = {}) {
+  return {
+    servers: {
+      fixture: {
+        command: process.execPath,
+        args: [fixtureServerPath(), ...(extra.fixtureArgs ?? [])],
+        env: { ...pidLog, FIXTURE_TENANT: '${TENANT}' },
+        backoff: { initial_ms: 20 },
+        max_restarts: 1,
+      },
+      memory: { command: process.execPath, args: [referenceServerPath('memory')], env: { ...pidLog, MEMORY_FILE_PATH: join(memoryDir, '${TENANT}.jsonl') } },
+      broken: { command: process.execPath, args: [fixtureServerPath(), ...fixtureArgs({ exitOnStart: 1 })], env: pidLog, max_restarts: 1, backoff: { initial_ms: 10 } },
+    },
+    skills: {
+      ops: { mcp_servers: ['fixture', 'roster'] },
+      memory: { mcp_servers: [{ server: 'memory', include: ['read_graph', 'create_entities'] }] },
+      flaky: { mcp_servers: ['broken'] },
+      flaky_required: { mcp_servers: [{ server: 'broken', required: true }] },
+    },
+    actors: {
+      assistant: { skills: ['ops', 'memory'], permissions: { execute: 'allow' } },
+      cautious: { skills: ['ops'], permissions: { execute: 'ask' } },
+      locked: { skills: ['ops'], permissions: { execute: 'deny', restricted: ['roster/roster_purge'] } },
+    },
+  };
+}
+
+const runtimes: Runtime[] = [];
+async function runtime(options: Partial<Parameters<typeof createRuntime>[0]> = {}): Promise<Runtime> {
+  const created = await createRuntime({ config: config(), domainServers: [roster], callTimeoutMs: 10_000, ...options });
+  runtimes.push(created);
+  return created;
+}
+
+afterEach(async () => {
+  for (const r of runtimes.splice(0)) {
+    const pids = r.status().servers.map((s) => s.pid).filter((p): p is number => p !== undefined);
+    await r.shutdown();
+    await expectAllGone(pids, pids);
+  }
+});
+
+function text(outcome: { result?: { content: readonly Record<string, unknown>[] } | undefined }): string {
+  return String(outcome.result?.content[0]?.text);
+}
+
+describe('createRuntime', () => {
+  it('activates an actor with two skills over three servers, calls each, deactivates and leaves no process', async () => {
+    const rt = await runtime();
+    const events: RuntimeEvent[] = [];
+    rt.events$.subscribe((e) => events.push(e));
+    const assistant = await rt.activate('assistant', { tenant: 'acme' });
+    const names = assistant.tools().map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['fixture/echo', 'roster/roster_list_shifts', 'memory/read_graph', 'memory/create_entities']));
+    expect(names).not.toContain('memory/delete_entities');
+    expect(assistant.tools().find((t) => t.name === 'roster/roster_purge')!.category).toBe('restricted');
+
+    expect(text(await assistant.call('fixture/echo', { message: 'hi' }))).toBe('hi');
+    const shifts = await assistant.call('roster/roster_list_shifts', {});
+    expect(shifts.status).toBe('committed');
+    expect(shifts.result?.data).toEqual({ shifts: ['acme-morning'] });
+    const created = await assistant.call('memory/create_entities', { entities: [{ name: 'x', entityType: 't', observations: ['o'] }] });
+    expect(created.status).toBe('committed');
+    expect(text(await assistant.call('memory/read_graph'))).toContain('"o"');
+
+    const pids = rt.status().servers.map((s) => s.pid!);
+    expect(pids).toHaveLength(2);
+    await assistant.deactivate();
+    expect(rt.status().servers).toEqual([]);
+    await expectAllGone(pids, pids);
+    const audit = events.filter((e) => e.type === 'call.ended');
+    expect(audit).toHaveLength(4);
+    expect(audit[0]).toMatchObject({ actor: 'assistant', tenant: 'acme', tool: 'fixture/echo', category: 'execute', status: 'committed' });
+    expect(events.some((e) => e.type === 'server.state' && e.state === 'RUNNING')).toBe(true);
+  });
+
+  it('injects the tenant: in-process ctx, ${TENANT} in server config, and _meta of each call', async () => {
+    const rt = await runtime();
+    const actor = await rt.activate('assistant', { tenant: 'acme' });
+    seen.length = 0;
+    await actor.call('roster/roster_list_shifts', {});
+    expect(seen).toEqual([{ tenant: 'acme', orgId: 'acme' }]);
+    expect(text(await actor.call('fixture/env', { name: 'FIXTURE_TENANT' }))).toBe('acme');
+    expect(JSON.parse(text(await actor.call('fixture/echo_meta')))).toMatchObject({ tenant: 'acme', org_id: 'acme' });
+  });
+
+  it('refuses an argument named like the tenant key, and says so on events$', async () => {
+    const rt = await runtime();
+    const events: RuntimeEvent[] = [];
+    rt.events$.subscribe((e) => events.push(e));
+    const actor = await rt.activate('assistant', { tenant: 'acme' });
+    for (const key of ['org_id', 'tenant', 'Tenant_ID']) {
+      const outcome = await actor.call('roster/roster_list_shifts', { [key]: 'other' });
+      expect(outcome.status).toBe('rejected');
+      expect(outcome.error?.code).toBe('TENANT_ARGUMENT');
+    }
+    expect(events.filter((e) => e.type === 'permission.denied')).toHaveLength(3);
+  });
+
+  it('gives each tenant its own server actors, and shares one between actors of the same tenant', async () => {
+    const rt = await runtime();
+    const a1 = await rt.activate('assistant', { tenant: 'acme' });
+    const a2 = await rt.activate('cautious', { tenant: 'acme' });
+    const b = await rt.activate('assistant', { tenant: 'globex' });
+    await Promise.all([a1, a2, b].map((actor) => actor.call('fixture/echo', { message: 'x' })));
+    const fixtures = rt.status().servers.filter((s) => s.server === 'fixture');
+    expect(fixtures).toHaveLength(2);
+    const acme = fixtures.find((s) => s.tenant === 'acme')!;
+    const globex = fixtures.find((s) => s.tenant === 'globex')!;
+    expect(acme.actors).toBe(2);
+    expect(acme.pid).not.toBe(globex.pid);
+    await a1.deactivate();
+    expect(rt.status().servers.find((s) => s.server === 'fixture' && s.tenant === 'acme')?.actors).toBe(1);
+    await a2.deactivate();
+    expect(rt.status().servers.find((s) => s.server === 'fixture' && s.tenant === 'acme')).toBeUndefined();
+    await expectAllGone([acme.pid!]);
+  });
+
+  it('applies the permission policy to each category', async () => {
+    const approvals: string[] = [];
+    let answer = true;
+    const rt = await runtime({ approve: ({ tool, category }) => (approvals.push(`${tool.name}:${category}`), answer) });
+    const locked = await rt.activate('locked', { tenant: 'acme' });
+    expect((await locked.call('roster/roster_list_shifts', {})).status).toBe('committed');
+    expect((await locked.call('roster/roster_propose_swap', {})).status).toBe('committed');
+    const denied = await locked.call('roster/roster_delete_shift', {});
+    expect(denied).toMatchObject({ status: 'rejected', error: { code: 'PERMISSION_DENIED', details: { rule: 'permissions.execute: deny' } } });
+    expect((await locked.call('roster/roster_purge', {})).status).toBe('committed');
+
+    const cautious = await rt.activate('cautious', { tenant: 'acme' });
+    expect((await cautious.call('roster/roster_delete_shift', {})).status).toBe('committed');
+    answer = false;
+    expect((await cautious.call('roster/roster_delete_shift', {})).error?.details.rule).toBe('permissions.execute: ask');
+    expect(approvals).toEqual(['roster/roster_delete_shift:execute', 'roster/roster_delete_shift:execute']);
+    const restricted = await cautious.call('roster/roster_purge', {});
+    expect(restricted).toMatchObject({ status: 'rejected', error: { details: { rule: 'permissions.restricted' } } });
+  });
+
+  it('denies execute tools under "ask" when the host gave no approval callback', async () => {
+    const rt = await runtime();
+    const cautious = await rt.activate('cautious', { tenant: 'acme' });
+    const outcome = await cautious.call('roster/roster_delete_shift', {});
+    expect(outcome.error?.message).toContain('no approval callback');
+  });
+
+  it('activates an actor whose server crashes on start, reporting its tools unavailable', async () => {
+    const rt = await runtime();
+    const actor = await rt.activate({ name: 'tolerant', skills: ['flaky', 'ops'], permissions: { execute: 'allow' } }, { tenant: 'acme' });
+    expect(actor.activation?.unavailable.map((u) => u.server)).toEqual(['broken']);
+    expect(actor.activation?.unavailable[0]?.error.message).toContain('exiting on start');
+    expect(actor.tools().some((t) => t.name.startsWith('broken/'))).toBe(false);
+    expect(text(await actor.call('fixture/echo', { message: 'still works' }))).toBe('still works');
+  });
+
+  it('fails activation when a required server cannot start, and leaves no process', async () => {
+    const rt = await runtime();
+    await expect(rt.activate({ name: 'strict', skills: ['flaky_required', 'ops'] }, { tenant: 'acme' })).rejects.toMatchObject({
+      code: 'ACTIVATION_FAILED',
+      message: expect.stringContaining('broken'),
+    });
+    expect(rt.status().servers).toEqual([]);
+    expect(rt.status().actors).toEqual([]);
+  });
+
+  it('shows the supervision tree to an inspector: runtime → actor → servers and calls', async () => {
+    const inspection: InspectionEvent[] = [];
+    const rt = await runtime({ inspect: (event) => inspection.push(event) });
+    const actor = await rt.activate('assistant', { tenant: 'acme' });
+    await actor.call('fixture/echo', { message: 'inspect me' });
+    await actor.call('roster/roster_list_shifts', {});
+    type Ref = { systemId?: string; id?: string; _parent?: Ref };
+    const actors = inspection.filter((e) => e.type === '@xstate.actor').map((e) => e.actorRef as unknown as Ref);
+    const idOf = (ref: Ref): string => ref.systemId ?? ref.id ?? '?';
+    const parentOf = (ref: Ref): string | undefined => (ref._parent ? idOf(ref._parent) : undefined);
+    const tree = Object.fromEntries(actors.map((ref) => [idOf(ref), parentOf(ref)]));
+    const actorId = Object.keys(tree).find((id) => id.startsWith('actor:assistant:acme'))!;
+    expect(tree.runtime).toBeUndefined();
+    expect(tree[actorId]).toBe('runtime');
+    expect(tree['server:fixture:acme']).toBe(actorId);
+    expect(tree['server:memory:acme']).toBe(actorId);
+    const calls = Object.keys(tree).filter((id) => id.startsWith('call:'));
+    expect(calls).toHaveLength(2);
+    for (const call of calls) expect(tree[call]).toBe(actorId);
+    const toolCallSnapshots = inspection.filter((e) => e.type === '@xstate.snapshot' && idOf(e.actorRef as unknown as Ref).startsWith('call:'));
+    const visited = new Set(toolCallSnapshots.map((e) => JSON.stringify((e as unknown as { snapshot: { value: unknown } }).snapshot.value)));
+    expect([...visited]).toEqual(['"authorizing"', '{"locked":"acquiring"}', '{"locked":"invoking"}', '{"locked":"rewritingResult"}', '{"locked":"committing"}', '"done"']);
+  });
+
+  it('refuses to work after shutdown, with a clear error', async () => {
+    const rt = await runtime();
+    await rt.shutdown();
+    await expect(rt.activate('assistant', { tenant: 'acme' })).rejects.toMatchObject({ code: 'RUNTIME_SHUT_DOWN' });
+  });
+});
