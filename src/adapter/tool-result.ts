@@ -5,7 +5,10 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
-import type { ToolResult } from '../registry/tool-descriptor.js';
+import { ToolErrorCode, type ToolResult } from '../registry/tool-descriptor.js';
+
+const TOOL_ERROR_CODES: ReadonlySet<unknown> = new Set(Object.values(ToolErrorCode));
+const isToolErrorCode = (value: unknown): value is ToolErrorCode => TOOL_ERROR_CODES.has(value);
 
 export function toMcpToolResult(
   answer: CallToolResult,
@@ -17,7 +20,11 @@ export function toMcpToolResult(
   if (answer.isError) {
     const first = content[0];
     const text = first && first.type === 'text' && typeof first.text === 'string' ? first.text : 'unknown error';
-    return { success: false, content, data, error: `server error: ${text}`, errorCode: 'SERVER_ERROR', durationMs };
+    // A server of ours (serveOverStdio) says which kind of failure it was in _meta.errorCode.
+    const declared = (answer._meta as { errorCode?: unknown } | undefined)?.errorCode;
+    const errorCode = isToolErrorCode(declared) ? declared : 'SERVER_ERROR';
+    const error = errorCode === 'SERVER_ERROR' ? `server error: ${text}` : text;
+    return { success: false, content, data, error, errorCode, durationMs };
   }
   if (tool.outputSchema) {
     const output = compileSchema(tool.outputSchema);

@@ -124,4 +124,16 @@ describe('a domain server served over stdio', () => {
     const result = await adapter.invoke('roster_list_shifts', week, { meta: { tenant: 't3' } });
     expect(result).toMatchObject({ success: true, data: { tenant: 't3' } });
   });
+
+  it('keeps the kind of a failure through McpToolAdapter: the server names it in _meta.errorCode', async () => {
+    const adapter = new McpToolAdapter(roster());
+    adapters.push(adapter);
+    await adapter.connect();
+    const noTenant = await adapter.invoke('roster_list_shifts', week);
+    expect(noTenant.errorCode).toBe('VALIDATION');
+    expect(noTenant.error).toContain('no tenant');
+    const missing = await adapter.invoke('roster_delete_shift', { shift_id: 'nope' }, { meta: { tenant: 't1' } });
+    expect(missing.errorCode).toBe('SERVER_ERROR');
+    expect(missing.error).toContain('no shift "nope"');
+  });
 });
