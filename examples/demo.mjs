@@ -5,7 +5,7 @@ import { McpClient, McpRegistry } from '../dist/index.js';
 import { fixtureServerConfig, referenceServerConfig } from '../dist/testing/index.js';
 
 const say = (text) => console.log(`  ${text}`);
-const text = (result) => result.content[0].text;
+const text = (result) => result?.content?.[0]?.text;
 const until = (client, state) =>
   new Promise((resolve) => {
     const sub = client.state$.subscribe((s) => {
@@ -64,3 +64,59 @@ const alive = pids.filter((p) => {
   }
 });
 say(`pids ${pids.join(', ')} alive afterwards: ${alive.length === 0 ? 'none' : alive.join(', ')}`);
+
+// ---------------------------------------------------------------------------------------------
+console.log('\n6. The runtime: an actor in a sandbox of a throwaway project, two tenants, a rollback.');
+const { createRuntime, defineServer, defineTool } = await import('../dist/index.js');
+const { execFileSync } = await import('node:child_process');
+const { mkdtempSync, writeFileSync, readFileSync, rmSync, realpathSync } = await import('node:fs');
+const { tmpdir } = await import('node:os');
+const { join } = await import('node:path');
+
+const project = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-demo-')));
+const git = (...args) => execFileSync('git', args, { cwd: project, env: { ...process.env, GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' } });
+git('init', '-q');
+writeFileSync(join(project, 'notes.md'), '# notes\n');
+git('add', '-A');
+git('commit', '-qm', 'start');
+
+const clock = defineServer({
+  name: 'clock',
+  tools: [defineTool({ name: 'now', domain: 'clock', category: 'read', description: 'The time, for the tenant', input: { type: 'object' }, call: (_p, ctx) => ({ tenant: ctx.tenant, at: new Date(0).toISOString() }) })],
+});
+const runtime = await createRuntime({
+  config: {
+    servers: { files: { command: 'node', args: ['node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', '${SANDBOX_ROOT}'] } },
+    skills: { editing: { mcp_servers: ['files', 'clock'] } },
+    actors: { editor: { skills: ['editing'], permissions: { execute: 'ask' } } },
+  },
+  domainServers: [clock],
+  approve: ({ tool, destructive }) => {
+    say(`approval asked for ${tool.name} (destructive: ${destructive}) — granted`);
+    return true;
+  },
+});
+runtime.events$.subscribe((event) => {
+  if (event.type === 'call.ended') say(`audit: ${event.actor}@${event.tenant} ${event.tool} → ${event.status}`);
+});
+const sandbox = await runtime.createSandbox(project);
+const editor = await runtime.activate('editor', { tenant: 'acme', sandbox });
+say(`tools: ${editor.tools().map((t) => `${t.name} (${t.category})`).slice(0, 4).join(', ')}, …`);
+say(`in-process call: ${text((await editor.call('clock/now')).result)}`);
+const write = await editor.call('files/write_file', { path: 'notes.md', content: '# notes\n\nwritten in the sandbox\n' });
+say(`write_file → ${write.status}; server said "${text(write.result)}"; the project still reads ${JSON.stringify(readFileSync(join(project, 'notes.md'), 'utf8'))}`);
+const escape = await editor.call('files/write_file', { path: '../outside.txt', content: 'x' });
+say(`a path out of the sandbox → ${escape.status} (${escape.error.code})`);
+const other = await runtime.activate('editor', { tenant: 'globex', sandbox });
+await other.call('clock/now');
+say(`two tenants, two filesystem servers: ${runtime.status().servers.map((s) => `${s.server}@${s.tenant} pid ${s.pid}`).join(', ')}`);
+const second = await editor.call('files/write_file', { path: 'todo.md', content: '- ship it\n' });
+await editor.rollback(second.checkpointId);
+say(`rolled back todo.md; the change set is now: ${(await editor.changes()).map((c) => `${c.kind} ${c.path}`).join(', ')}`);
+console.log((await sandbox.diff()).split('\n').map((line) => `    ${line}`).join('\n'));
+await sandbox.applyToHost();
+say(`applied: the project now reads ${JSON.stringify(readFileSync(join(project, 'notes.md'), 'utf8'))}`);
+const serverPids = runtime.status().servers.map((s) => s.pid);
+await runtime.shutdown();
+say(`shutdown: server pids ${serverPids.join(', ')} alive afterwards: ${serverPids.filter((p) => { try { process.kill(p, 0); return true; } catch { return false; } }).length === 0 ? 'none' : 'some'}`);
+rmSync(project, { recursive: true, force: true });

@@ -1,13 +1,16 @@
 /**
  * The set of process groups this runtime spawned and has not yet seen die. Every group is killed
  * synchronously if the host process exits (normally or by a catchable signal, via `signal-exit`),
- * so no server outlives its host. Nothing can run after SIGKILL of the host; a stdio server then
- * sees its stdin close, which is the MCP signal to exit.
+ * so no server outlives its host. Nothing can run in the host after a SIGKILL, so a reaper — one
+ * small process per host, in its own group, told of every group as it comes and goes — kills
+ * what is left when its stdin (a pipe from the host) ends; see `reaper.mjs`.
  *
  * When `MCP_ACTORS_PID_LOG` names a file, each spawned group is appended to it (`<pid> <pgid>`):
  * the test suite's teardown uses it to prove nothing was left behind.
  */
-import { appendFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { onExit } from 'signal-exit';
 
 const live = new Set<number>();
@@ -21,10 +24,45 @@ function installExitHook(): void {
   });
 }
 
+let reaper: ChildProcess | undefined;
+let reaperUnavailable = false;
+
+/** Starts the reaper once; best effort — without it, only a SIGKILL of the host can leak. */
+function tellReaper(line: string): void {
+  if (reaperUnavailable) return;
+  if (!reaper) {
+    const script = fileURLToPath(new URL('./reaper.mjs', import.meta.url));
+    if (!existsSync(script)) {
+      reaperUnavailable = true;
+      return;
+    }
+    try {
+      reaper = spawn(process.execPath, [script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    } catch {
+      reaperUnavailable = true;
+      return;
+    }
+    reaper.on('error', () => {
+      reaperUnavailable = true;
+      reaper = undefined;
+    });
+    reaper.on('exit', () => {
+      reaper = undefined;
+    });
+    reaper.stdin?.on('error', () => undefined);
+    // Neither the reaper nor its pipe may keep the host's event loop alive.
+    reaper.unref();
+    (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    for (const pgid of live) if (`+${pgid}\n` !== line) reaper.stdin?.write(`+${pgid}\n`);
+  }
+  reaper?.stdin?.write(line);
+}
+
 /** Records a freshly spawned group leader (`detached: true`, so pgid = pid). */
 export function trackGroup(pgid: number): void {
   installExitHook();
   live.add(pgid);
+  tellReaper(`+${pgid}\n`);
   const log = process.env.MCP_ACTORS_PID_LOG;
   if (log) {
     try {
@@ -37,7 +75,7 @@ export function trackGroup(pgid: number): void {
 
 /** Forgets a group once it is known to be empty. */
 export function untrackGroup(pgid: number): void {
-  live.delete(pgid);
+  if (live.delete(pgid)) tellReaper(`-${pgid}\n`);
 }
 
 /** Groups spawned and not yet known to be gone. */
