@@ -13,8 +13,8 @@ import { ErrorCode } from '../src/errors/codes.js';
 import { McpActorsError } from '../src/errors/mcp-actors-error.js';
 import type { CallOutcome, ToolCallInput } from '../src/machines/tool-call-io.js';
 import { toolCallMachine } from '../src/machines/tool-call-machine.js';
-import { inferCapabilities } from '../src/registry/capabilities.js';
-import type { ToolDescriptor, ToolResult } from '../src/registry/tool-descriptor.js';
+import type { ToolResult } from '../src/registry/tool-descriptor.js';
+import { testTool } from '../test/support/descriptors.js';
 
 const scriptArb = fc.record({
   sandboxed: fc.boolean(),
@@ -29,26 +29,6 @@ const scriptArb = fc.record({
   rollback: fc.constantFrom('restored', 'not-restored', 'violation', 'throw'),
 });
 type ScriptCase = typeof scriptArb extends fc.Arbitrary<infer T> ? T : never;
-
-function tool(checkpointable: boolean): ToolDescriptor {
-  const inference = { toolName: 'read_notes' };
-  const inferred = inferCapabilities(inference);
-  return {
-    name: 'fx/read_notes',
-    namespace: 'fx',
-    toolName: 'read_notes',
-    description: '',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-    outputSchema: undefined,
-    annotations: undefined,
-    source: 'mcp',
-    sourceMetadata: { server: 'fx' },
-    capabilities: inferred.capability,
-    provenance: inferred.provenance,
-    checkpointable,
-    inference,
-  };
-}
 
 function steps(script: ScriptCase): ToolCallSteps {
   const ok: ToolResult = { success: true, content: [{ type: 'text', text: 'ok' }], data: { n: 1 }, error: undefined, errorCode: undefined, durationMs: 0 };
@@ -99,7 +79,7 @@ function steps(script: ScriptCase): ToolCallSteps {
 function input(script: ScriptCase): ToolCallInput {
   return {
     callId: 'c',
-    tool: tool(script.checkpointable),
+    tool: testTool('read_notes', { checkpointable: script.checkpointable, inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }),
     args: script.argsValid ? { path: 'notes.md' } : { path: 7 },
     timeoutMs: 10_000,
     sandboxed: script.sandboxed,

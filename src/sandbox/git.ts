@@ -3,11 +3,10 @@
  * `umask` wrapper), a private repository and index, and an environment in which no configuration
  * of the user, the system or the tracked tree can change what git stores or writes.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError } from '../errors/mcp-actors-error.js';
+import { runGitProcess, splitNul } from './git-process.js';
 
 /**
  * `-c` settings on every command. Together with the environment below they make the snapshot
@@ -135,12 +134,7 @@ export async function initRepository(location: GitLocation): Promise<void> {
   await writeFile(join(location.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES);
 }
 
-/** Splits NUL-terminated output (`-z`) into its fields, dropping the empty tail. */
-export function splitNul(output: Buffer | string): string[] {
-  const fields = output.toString('utf8').split('\0');
-  if (fields[fields.length - 1] === '') fields.pop();
-  return fields;
-}
+export { splitNul };
 
 function runProcess(
   command: string,
@@ -149,36 +143,6 @@ function runProcess(
   shownArgs: readonly string[],
   input?: string | Buffer,
 ): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.stdin.on('error', () => {
-      // git may exit before reading all of its input; the exit code tells what happened.
-    });
-    child.on('error', (error) => {
-      reject(
-        new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `could not run git ${shownArgs[0] ?? ''}: ${error.message}; is git installed and on PATH?`, {
-          cause: error,
-          details: { args: shownArgs },
-        }),
-      );
-    });
-    child.on('close', (code, signal) => {
-      if (code === 0) {
-        resolve(Buffer.concat(out));
-        return;
-      }
-      const stderr = Buffer.concat(err).toString('utf8').trim();
-      const how = code === null ? `was killed by ${signal ?? 'a signal'}` : `exited with ${code}`;
-      reject(
-        new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `git ${shownArgs.slice(0, 4).join(' ')} ${how}: ${stderr}`, {
-          details: { args: shownArgs, exitCode: code, stderr },
-        }),
-      );
-    });
-    child.stdin.end(input ?? '');
-  });
+  const label = `git ${shownArgs.slice(0, 4).join(' ')}`;
+  return runGitProcess(argv, { command, env, input, errorCode: ErrorCode.CHECKPOINT_FAILED, label, shownArgs }).then((result) => result.stdout);
 }

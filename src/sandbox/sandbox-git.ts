@@ -2,9 +2,8 @@
  * A small git runner for the sandbox: argument arrays (never a shell), a clean environment, output
  * as text, and failures as `McpActorsError(SANDBOX_FAILED)` carrying git's stderr.
  */
-import { spawn } from 'node:child_process';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError } from '../errors/mcp-actors-error.js';
+import { runGitProcess, splitNul } from './git-process.js';
 
 /**
  * Variables that point git at a particular repository (`git rev-parse --local-env-vars`). Inherited
@@ -62,52 +61,17 @@ export function cleanGitEnv(extra: Readonly<Record<string, string>> = {}): NodeJ
 }
 
 /** Runs `git <args>`; rejects with SANDBOX_FAILED unless the exit code is 0 or listed as ok. */
-export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...SAFE_CONFIG, ...args], {
-      cwd: options.cwd,
-      env: cleanGitEnv(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.stdin.on('error', () => {
-      // git may exit before reading all of its input; the exit code tells what happened.
-    });
-    child.on('error', (error) => {
-      reject(
-        new McpActorsError(ErrorCode.SANDBOX_FAILED, `could not run git ${args[0] ?? ''} in ${options.cwd}: ${error.message}; is git on PATH and the directory there?`, {
-          cause: error,
-          details: { args },
-        }),
-      );
-    });
-    child.on('close', (code, signal) => {
-      const result: GitResult = {
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        exitCode: code ?? -1,
-      };
-      if (code === 0 || (code !== null && options.okExitCodes?.includes(code))) {
-        resolve(result);
-        return;
-      }
-      const how = code === null ? `was killed by ${signal ?? 'a signal'}` : `exited with ${code}`;
-      reject(
-        new McpActorsError(ErrorCode.SANDBOX_FAILED, `git ${args.join(' ')} ${how} in ${options.cwd}: ${result.stderr.trim()}`, {
-          details: { args, cwd: options.cwd, exitCode: result.exitCode, stderr: result.stderr },
-        }),
-      );
-    });
-    child.stdin.end(options.input ?? '');
+export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  const result = await runGitProcess([...SAFE_CONFIG, ...args], {
+    cwd: options.cwd,
+    env: cleanGitEnv(options.env),
+    input: options.input,
+    okExitCodes: options.okExitCodes,
+    errorCode: ErrorCode.SANDBOX_FAILED,
+    label: `git ${args.join(' ')} in ${options.cwd}`,
+    shownArgs: args,
   });
+  return { stdout: result.stdout.toString('utf8'), stderr: result.stderr, exitCode: result.exitCode };
 }
 
-/** Splits NUL-terminated output (`-z`) into its fields, dropping the empty tail. */
-export function splitNul(output: string): string[] {
-  const fields = output.split('\0');
-  if (fields[fields.length - 1] === '') fields.pop();
-  return fields;
-}
+export { splitNul };

@@ -5,6 +5,7 @@ import { fixtureServerConfig, type FixtureOptions } from '../../src/testing/fixt
 import { isProcessAlive } from '../../src/actors/process-table.js';
 import { expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
+import { rejection } from '../support/rejection.js';
 
 const fastRestarts = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 }, shutdownTimeoutMs: 1_000 };
 const clients: McpClient[] = [];
@@ -20,14 +21,6 @@ function text(result: { content: unknown }): string {
   return (result.content as { type: string; text: string }[])[0]!.text;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<McpActorsError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!isMcpActorsError(outcome)) throw new Error(`expected a classified rejection, got ${String(outcome)}`);
-  return outcome;
-}
 
 async function pids(client: McpClient): Promise<{ pid: number; ppid: number; grandchildPid: number | null }> {
   return JSON.parse(text(await client.callTool('pids'))) as { pid: number; ppid: number; grandchildPid: number | null };

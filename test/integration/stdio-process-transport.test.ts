@@ -8,6 +8,7 @@ import { describeExit, StdioProcessTransport, type StdioProcessOptions } from '.
 import { serverEnvironment } from '../../src/actors/server-environment.js';
 import { groupMembers, isProcessAlive } from '../../src/actors/process-table.js';
 import { isMcpActorsError, type McpActorsError } from '../../src/errors/index.js';
+import { rejection } from '../support/rejection.js';
 
 /**
  * A line-oriented JSON-RPC echo server, no SDK: announces itself with a `ready` notification,
@@ -151,15 +152,6 @@ async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void>
   }
 }
 
-async function rejection(promise: Promise<unknown>): Promise<McpActorsError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isMcpActorsError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('StdioProcessTransport: spawning', () => {
   it('rejects a missing command with SPAWN_FAILED naming the command and the cwd, and nothing goes unhandled', async () => {

@@ -4,6 +4,7 @@ import type { McpServerConfig } from '../../../src/config/server-config.js';
 import { isMcpActorsError, type McpActorsError } from '../../../src/errors/index.js';
 import type { ServerState } from '../../../src/machines/server-states.js';
 import { FakeServers } from '../../support/fake-server.js';
+import { rejection } from '../../support/rejection.js';
 
 const base: McpServerConfig = {
   name: 'fake',
@@ -26,14 +27,6 @@ const flush = async (ms = 0): Promise<void> => {
   await vi.advanceTimersByTimeAsync(ms);
 };
 
-async function rejection(promise: Promise<unknown>): Promise<McpActorsError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!isMcpActorsError(outcome)) throw new Error(`expected a classified rejection, got ${String(outcome)}`);
-  return outcome;
-}
 
 function textOf(result: { content: unknown }): string {
   return (result.content as { text: string }[])[0]!.text;

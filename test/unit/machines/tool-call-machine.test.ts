@@ -1,30 +1,14 @@
 import { createActor, toPromise } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
-import { inferCapabilities, type CapabilityOverrides } from '../../../src/registry/capabilities.js';
+import type { CapabilityOverrides } from '../../../src/registry/capabilities.js';
 import type { ToolDescriptor } from '../../../src/registry/tool-descriptor.js';
 import { toolCallMachine } from '../../../src/machines/tool-call-machine.js';
 import type { CallOutcome } from '../../../src/machines/tool-call-io.js';
+import { testTool } from '../../support/descriptors.js';
 import { scriptedActors, type Script } from '../../support/fake-tool-call-actors.js';
 
-function tool(name: string, overrides?: CapabilityOverrides, checkpointable = false): ToolDescriptor {
-  const inference = { toolName: name, ...(overrides ? { overrides: [{ at: 'test', values: overrides }] } : {}) };
-  const inferred = inferCapabilities(inference);
-  return {
-    name: `fx/${name}`,
-    namespace: 'fx',
-    toolName: name,
-    description: '',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
-    outputSchema: undefined,
-    annotations: undefined,
-    source: 'mcp',
-    sourceMetadata: { server: 'fx' },
-    capabilities: inferred.capability,
-    provenance: inferred.provenance,
-    checkpointable,
-    inference,
-  };
-}
+const tool = (name: string, overrides?: CapabilityOverrides, checkpointable = false): ToolDescriptor =>
+  testTool(name, { ...(overrides ? { overrides } : {}), checkpointable });
 
 async function run(
   descriptor: ToolDescriptor,
