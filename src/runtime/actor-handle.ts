@@ -19,6 +19,7 @@ import type { CallOutcome, FileChange, ToolCallInput } from '../machines/tool-ca
 import { SkillRegistry } from '../registry/skill-registry.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
 import { ToolRegistry } from '../registry/tool-registry.js';
+import type { Checkpoint } from '../sandbox/checkpoint-store.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { fromPromise } from 'xstate';
 import { authorizeWith, categoryOf, type ApprovalCallback } from './permissions.js';
@@ -188,6 +189,11 @@ export class ActorHandle implements AsyncDisposable {
   async rollback(checkpointId?: string): Promise<void> {
     const workspace = this.requireWorkspace('rollback()');
     await workspace.rollbackTo(checkpointId);
+  }
+
+  /** Every checkpoint of the sandbox so far, oldest first; any of them can be rolled back to. */
+  checkpoints(): readonly Checkpoint[] {
+    return this.requireWorkspace('checkpoints()').checkpoints.list();
   }
 
   /** The sandbox's change set since it was opened (added, modified, deleted files with hashes). */

@@ -67,6 +67,7 @@ describe('the runtime in a sandbox', () => {
     expect(readFileSync(join(sandbox.root, 'src/main.py'), 'utf8')).toBe('print(2)\n');
 
     const extra = await editor.call('files/write_file', { path: 'notes.md', content: 'n' });
+    expect(editor.checkpoints().map((c) => c.id)).toContain(extra.checkpointId);
     expect((await editor.changes()).map((c) => `${c.kind} ${c.path}`).sort()).toEqual(['added notes.md', 'modified src/main.py']);
     await editor.rollback(extra.checkpointId);
     expect(existsSync(join(sandbox.root, 'notes.md'))).toBe(false);
@@ -93,5 +94,19 @@ describe('the runtime in a sandbox', () => {
     const fixtures = runtime.status().servers.filter((s) => s.server === 'fixture');
     expect(fixtures.map((s) => s.actors).sort()).toEqual([1, 2]);
     expect(new Set(fixtures.map((s) => s.sandbox))).toEqual(new Set([first.root, second.root]));
+  });
+
+  it('works with await using: leaving the block shuts the runtime down and stops its servers', async () => {
+    let pid: number | undefined;
+    {
+      await using scoped = await createRuntime({
+        config: { servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env: pidLog } }, skills: { s: { mcp_servers: ['fixture'] } }, actors: { a: { skills: ['s'], permissions: { execute: 'allow' } } } },
+      });
+      const actor = await scoped.activate('a', { tenant: 'acme' });
+      await actor.call('fixture/echo', { message: 'x' });
+      pid = scoped.status().servers[0]?.pid;
+      expect(pid).toBeDefined();
+    }
+    await expectAllGone([pid!], [pid!]);
   });
 });
