@@ -252,6 +252,8 @@ function sleep(ms, signal) {
     }, ms);
     function onAbort() {
       clearTimeout(timer);
+      // Said on stderr so a test can see the MCP cancellation arrived.
+      process.stderr.write(`fixture: sleep ${ms} cancelled\n`);
       reject(signal.reason);
     }
     signal.addEventListener('abort', onAbort, { once: true });

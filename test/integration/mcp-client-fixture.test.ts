@@ -146,6 +146,7 @@ describe('McpClient over real stdio with the fixture server', () => {
     await client.start();
     const error = await rejection(client.callTool('sleep', { ms: 30_000 }, { timeoutMs: 300 }));
     expect(error.code).toBe('REQUEST_TIMEOUT');
+    await waitUntil(() => (client.status().diagnostics?.stderrTail ?? []).includes('fixture: sleep 30000 cancelled'), 'the cancellation at the server');
     expect(text(await client.callTool('echo', { message: 'still here' }))).toBe('still here');
     expect(client.status().restarts).toBe(0);
   });
@@ -157,6 +158,7 @@ describe('McpClient over real stdio with the fixture server', () => {
     const pending = rejection(client.callTool('sleep', { ms: 30_000 }, { signal: controller.signal }));
     setTimeout(() => controller.abort(), 100);
     expect((await pending).code).toBe('CANCELLED');
+    await waitUntil(() => (client.status().diagnostics?.stderrTail ?? []).includes('fixture: sleep 30000 cancelled'), 'the cancellation at the server');
   });
 
   it('counts non-JSON lines on stdout without failing the connection', async () => {

@@ -258,4 +258,25 @@ describe('createRuntime', () => {
     await rt.shutdown();
     await expect(rt.activate('assistant', { tenant: 'acme' })).rejects.toMatchObject({ code: 'RUNTIME_SHUT_DOWN' });
   });
+
+  it('starts the servers of an actor concurrently: all ten are STARTING before the first is RUNNING', async () => {
+    const servers = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [
+        `slow${i}`,
+        { command: process.execPath, args: [fixtureServerPath(), ...fixtureArgs({ startupDelayMs: 300 })], env: pidLog },
+      ]),
+    );
+    const rt = await createRuntime({
+      config: { servers, skills: { all: { mcp_servers: Object.keys(servers) } }, actors: { wide: { skills: ['all'] } } },
+    });
+    runtimes.push(rt);
+    const order: string[] = [];
+    rt.events$.subscribe((e) => {
+      if (e.type === 'server.state' && (e.state === 'STARTING' || e.state === 'RUNNING')) order.push(`${e.state} ${e.server}`);
+    });
+    const actor = await rt.activate('wide', { tenant: 'acme' });
+    expect(actor.activation?.servers).toHaveLength(10);
+    const firstRunning = order.findIndex((entry) => entry.startsWith('RUNNING'));
+    expect(order.slice(0, firstRunning).filter((entry) => entry.startsWith('STARTING'))).toHaveLength(10);
+  });
 });
