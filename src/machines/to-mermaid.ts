@@ -44,6 +44,7 @@ function drawChildren(parent: NodeLike, lines: string[], indent: string): void {
     }
   }
   for (const child of children) {
+    if (child.type === 'final') lines.push(`${indent}${nameOf(child)} --> [*]`);
     const transitions = [...child.transitions.values()].flat().concat(child.always ?? []);
     for (const transition of transitions) {
       for (const target of transition.target ?? []) {

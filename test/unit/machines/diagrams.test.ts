@@ -5,11 +5,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
+import { actorMachine } from '../../../src/machines/actor-machine.js';
+import { runtimeMachine } from '../../../src/machines/runtime-machine.js';
 import { serverMachine } from '../../../src/machines/server-machine.js';
+import { toolCallMachine } from '../../../src/machines/tool-call-machine.js';
 import { toMermaid } from '../../../src/machines/to-mermaid.js';
 
 const README = new URL('../../../README.md', import.meta.url);
-const machines: Record<string, AnyStateMachine> = { 'server-machine': serverMachine };
+const machines: Record<string, AnyStateMachine> = {
+  'server-machine': serverMachine,
+  'tool-call-machine': toolCallMachine,
+  'actor-machine': actorMachine,
+  'runtime-machine': runtimeMachine,
+};
 
 describe('statechart diagrams in the README', () => {
   for (const [name, machine] of Object.entries(machines)) {

@@ -1,0 +1,52 @@
+/**
+ * How the CLI reports an error: `error [CODE]: message` for the runtime's errors, `error: message`
+ * for a wrong command line or anything else, a hint when the CLI knows the flag that fixes it, and
+ * the stack traces (with every cause) only under `--debug`.
+ */
+import { isMcpActorsError, type McpActorsError } from '../errors/mcp-actors-error.js';
+import { isUsageError } from './usage-error.js';
+
+/** The text for stderr, ending with a newline. */
+export function formatError(error: unknown, options: { debug: boolean }): string {
+  const lines: string[] = [];
+  if (isMcpActorsError(error)) lines.push(`error [${error.code}]: ${error.message}`);
+  else lines.push(`error: ${error instanceof Error ? error.message : String(error)}`);
+  const hint = cliHint(error);
+  if (hint !== undefined) lines.push(`hint: ${hint}`);
+  if (options.debug && !isUsageError(error)) lines.push('', ...stacks(error));
+  else if (!isMcpActorsError(error) && !isUsageError(error)) lines.push('(this is unexpected: run again with --debug for the stack trace)');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The error as JSON for `--json`: code, message and details. */
+export function errorJson(error: unknown): { code: string; message: string; details?: unknown } {
+  if (isMcpActorsError(error)) return { code: error.code, message: error.message, details: error.details };
+  if (isUsageError(error)) return { code: 'USAGE', message: error.message };
+  return { code: 'UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** What to write on the command line when the runtime's message speaks of its API. */
+export function cliHint(error: unknown): string | undefined {
+  for (const link of causes(error)) {
+    if (!isMcpActorsError(link)) continue;
+    if (link.details.placeholder === 'SANDBOX_ROOT') return 'a server of this actor works in a sandbox: add --sandbox <projectDir>';
+  }
+  return undefined;
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let link: unknown = error; link !== undefined && chain.length < 10; link = (link as { cause?: unknown } | null)?.cause) {
+    chain.push(link);
+    if (typeof link !== 'object' || link === null) break;
+  }
+  return chain;
+}
+
+function stacks(error: unknown): string[] {
+  return causes(error).map((link, i) => {
+    const text = link instanceof Error ? (link.stack ?? link.message) : String(link);
+    const code = isMcpActorsError(link) ? ` [${(link as McpActorsError).code}]` : '';
+    return i === 0 ? text : `caused by${code}: ${text}`;
+  });
+}

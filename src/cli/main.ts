@@ -1,0 +1,71 @@
+/**
+ * `agents`: the command-line tool over `createRuntime`. `run(argv, io)` parses the command
+ * line, runs one command and returns its exit code; it never throws and never prints a stack
+ * trace unless `--debug`. `main()` is what `bin/agents.mjs` calls.
+ */
+import { readFileSync } from 'node:fs';
+import { ExitCode, processIo, type CliIo } from './cli-io.js';
+import type { CommandName } from './command-specs.js';
+import { toJson, type CommandContext } from './command-context.js';
+import { callCommand } from './call-command.js';
+import { errorJson, formatError } from './format-error.js';
+import { commandHelp, mainHelp } from './help.js';
+import { importCommand } from './import-command.js';
+import { parseCommandLine, wantsDebug } from './parse-command-line.js';
+import { statusCommand } from './status-command.js';
+import { toolsCommand } from './tools-command.js';
+import { isUsageError } from './usage-error.js';
+import { validateCommand } from './validate-command.js';
+
+const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promise<number>>> = {
+  validate: validateCommand,
+  import: importCommand,
+  tools: toolsCommand,
+  call: callCommand,
+  status: statusCommand,
+};
+
+/** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */
+export function packageVersion(): string {
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  const version: unknown = (JSON.parse(text) as { version?: unknown }).version;
+  return typeof version === 'string' ? version : 'unknown';
+}
+
+/**
+ * @example
+ * const code = await run(['validate', '--file', 'agents.yaml']);
+ */
+export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const debug = wantsDebug(argv);
+  const json = argv.includes('--json');
+  try {
+    const line = parseCommandLine(argv);
+    if (line.kind === 'version') {
+      io.stdout.write(`${packageVersion()}\n`);
+      return ExitCode.OK;
+    }
+    if (line.kind === 'help') {
+      io.stdout.write(line.command === undefined ? mainHelp(packageVersion()) : commandHelp(line.command));
+      return ExitCode.OK;
+    }
+    const context: CommandContext = { io, flags: line.flags, positionals: line.positionals };
+    return await COMMANDS[line.command](context);
+  } catch (error) {
+    io.stderr.write(formatError(error, { debug }));
+    if (isUsageError(error)) return ExitCode.USAGE;
+    if (json) io.stdout.write(`${toJson({ ok: false, error: errorJson(error) })}\n`);
+    return ExitCode.FAILED;
+  }
+}
+
+/** Runs `agents` on this process's arguments and exits with its code once the output is written. */
+export async function main(): Promise<void> {
+  const code = await run(process.argv.slice(2));
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}

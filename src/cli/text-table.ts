@@ -1,0 +1,30 @@
+/**
+ * Plain-text tables for the terminal: columns padded to their widest cell, two spaces apart,
+ * the last column never padded (so a long last column wraps instead of pushing the others).
+ */
+
+/**
+ * @example
+ * textTable([['SERVER', 'STATE'], ['fixture', 'RUNNING']]); // 'SERVER   STATE\nfixture  RUNNING'
+ */
+export function textTable(rows: readonly (readonly string[])[], indent = ''): string {
+  const columns = Math.max(0, ...rows.map((row) => row.length));
+  const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  return rows
+    .map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd())
+    .join('\n');
+}
+
+/** `12 ms`, `1.5 s`, `3 min 5 s`, `2 h 4 min`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const seconds = Math.floor(ms / 1_000);
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 3_600)} h ${Math.floor((seconds % 3_600) / 60)} min`;
+}
+
+/** A command and its arguments as a person would type them: words with spaces or quotes are quoted. */
+export function shellWords(words: readonly string[]): string {
+  return words.map((word) => (/^[\w@%+=:,./${}-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
