@@ -9,6 +9,7 @@ import { serverEnvironment } from '../../src/actors/server-environment.js';
 import { groupMembers, isProcessAlive } from '../../src/actors/process-table.js';
 import { isMcpActorsError, type McpActorsError } from '../../src/errors/index.js';
 import { rejection } from '../support/rejection.js';
+import { fixtureServerPath } from '../../src/testing/fixture.js';
 
 /**
  * A line-oriented JSON-RPC echo server, no SDK: announces itself with a `ready` notification,
@@ -326,8 +327,8 @@ describe('StdioProcessTransport: crashes', () => {
     expect(describeExit(exit, 'test')).toBe('server "test" was killed by SIGKILL (it wrote nothing to stderr)');
   });
 
-  const fixture = join(process.cwd(), 'src/testing/fixture-server.mjs');
-  it.skipIf(!existsSync(fixture))('fails the SDK call in flight at once when a launched server is SIGKILLed', async () => {
+  const fixture = fixtureServerPath();
+  it('fails the SDK call in flight at once when a launched server is SIGKILLed', async () => {
     const env: Record<string, string> = {};
     if (process.env.MCP_ACTORS_PID_LOG) env.MCP_ACTORS_PID_LOG = process.env.MCP_ACTORS_PID_LOG;
     const transport = new StdioProcessTransport(
