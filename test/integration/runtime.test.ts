@@ -12,6 +12,8 @@ import { defineServer } from '../../src/inprocess/define-server.js';
 import { defineTool } from '../../src/inprocess/define-tool.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
 import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
+import { inferCapabilities } from '../../src/registry/capabilities.js';
+import type { ToolDescriptor, ToolHandler } from '../../src/registry/tool-descriptor.js';
 import { fixtureArgs, fixtureServerPath } from '../../src/testing/fixture.js';
 import { referenceServerPath } from '../../src/testing/reference-servers.js';
 import { expectAllGone } from '../support/processes.js';
@@ -278,5 +280,35 @@ describe('createRuntime', () => {
     expect(actor.activation?.servers).toHaveLength(10);
     const firstRunning = order.findIndex((entry) => entry.startsWith('RUNNING'));
     expect(order.slice(0, firstRunning).filter((entry) => entry.startsWith('STARTING'))).toHaveLength(10);
+  });
+
+  it('adds built-in and custom tools a host gives, by full name, to the skills that name them', async () => {
+    const inference = { toolName: 'now', overrides: [{ at: 'builtin', values: { readOnly: true } }] };
+    const inferred = inferCapabilities(inference);
+    const now: ToolDescriptor = {
+      name: 'builtin/now',
+      namespace: 'builtin',
+      toolName: 'now',
+      description: 'The time',
+      inputSchema: { type: 'object' },
+      outputSchema: undefined,
+      annotations: undefined,
+      source: 'builtin',
+      sourceMetadata: {},
+      capabilities: inferred.capability,
+      provenance: inferred.provenance,
+      checkpointable: true,
+      inference,
+    };
+    const handler: ToolHandler = async () => ({ success: true, content: [{ type: 'text', text: 'noon' }], data: undefined, error: undefined, errorCode: undefined, durationMs: 0 });
+    const rt = await createRuntime({
+      config: { skills: { clock: { tools: ['builtin/now'] } }, actors: { timekeeper: { skills: ['clock'] } } },
+      tools: [{ descriptor: now, handler }],
+    });
+    runtimes.push(rt);
+    const actor = await rt.activate('timekeeper', { tenant: 'acme' });
+    expect(actor.tools().map((t) => `${t.name} ${t.category}`)).toEqual(['builtin/now read']);
+    expect(text(await actor.call('builtin/now'))).toBe('noon');
+    expect((await actor.call('builtin/later')).error?.code).toBe('NOT_FOUND');
   });
 });
