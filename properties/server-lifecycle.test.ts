@@ -76,6 +76,17 @@ const commands: fc.Arbitrary<Command>[] = [
     expect(real.client.state).toBe('STOPPED');
     expect(real.fakes.liveCount).toBe(0);
   }),
+  simple('stop, with a call made while it stops', async (real) => {
+    const stopping = !['STOPPED', 'ERROR'].includes(real.client.state);
+    const stopped = real.client.stop();
+    track(real, real.client.callTool('echo', { message: 'during stop' }));
+    await flush();
+    await stopped; // must resolve: a call made meanwhile may not start the server again
+    if (stopping) {
+      expect(real.client.state).toBe('STOPPED');
+      expect(real.fakes.liveCount).toBe(0);
+    }
+  }),
   fc.boolean().chain((normal) => simple(`crash(${normal ? 'exit 0' : 'abnormal'})`, (real) => void real.fakes.crash(normal))),
   fc
     .array(fc.constantFrom<StartBehaviour>('fail', 'hang', 'spawn-fail', 'ok'), { minLength: 1, maxLength: 4 })

@@ -10,6 +10,8 @@ import type { ServerConnection } from '../machines/server-io.js';
 import { publicStateOf, type serverMachine, type ServerSnapshot } from '../machines/server-machine.js';
 
 export interface AwaitOptions {
+  /** False while an asked-for stop is under way: then a call may not start the server again. */
+  readonly mayStart?: () => boolean;
   readonly what: string;
   readonly deadline: number;
   readonly timeoutMs: number;
@@ -35,6 +37,8 @@ export function awaitConnection(actor: Actor<typeof serverMachine>, options: Awa
   if (ready) return Promise.resolve(ready);
   if (publicStateOf(initial) === 'ERROR') return Promise.reject(serverInErrorError(initial, what));
   if (signal?.aborted) return Promise.reject(cancelled(name, what, signal));
+  const mayStart = options.mayStart ?? (() => true);
+  if (!mayStart() && publicStateOf(initial) !== 'STARTING') return Promise.reject(stoppedError(name, what));
 
   return new Promise<ServerConnection>((resolve, reject) => {
     let settled = false;
@@ -69,21 +73,22 @@ export function awaitConnection(actor: Actor<typeof serverMachine>, options: Awa
       const state = publicStateOf(snapshot);
       if (connection) finish(() => resolve(connection));
       else if (state === 'ERROR') finish(() => reject(serverInErrorError(snapshot, what)));
-      else if (state === 'STOPPED' && sawStart) {
-        finish(() =>
-          reject(
-            new McpActorsError(ErrorCode.SERVER_STOPPED, `server "${name}" was stopped while ${what} waited for it to start`, {
-              details: { server: name },
-            }),
-          ),
-        );
-      } else if (state !== 'STOPPED') sawStart = true;
+      else if (state === 'STOPPED' && sawStart) finish(() => reject(stoppedError(name, what)));
+      else if (state !== 'STOPPED') sawStart = true;
     };
     const subscription = actor.subscribe({ next: check });
-    if (publicStateOf(actor.getSnapshot()) === 'STOPPED') actor.send({ type: 'server.start' });
-    else if (publicStateOf(actor.getSnapshot()) === 'STOPPING') actor.send({ type: 'server.start' });
+    const now = publicStateOf(actor.getSnapshot());
+    if (now === 'STOPPED' || now === 'STOPPING') actor.send({ type: 'server.start', explicit: false });
     check(actor.getSnapshot());
   });
+}
+
+function stoppedError(server: string, what: string): McpActorsError {
+  return new McpActorsError(
+    ErrorCode.SERVER_STOPPED,
+    `server "${server}" was stopped (stop() or dispose() was called) while ${what} waited for it; call it again once the server may run`,
+    { details: { server } },
+  );
 }
 
 function readyConnection(snapshot: ServerSnapshot): ServerConnection | undefined {

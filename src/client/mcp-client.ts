@@ -82,6 +82,7 @@ export class McpClient implements AsyncDisposable {
   private watchedConnection: ServerConnection | undefined;
   private readonly activity = new WeakMap<ServerConnection, { id: string; count: number }>();
   private disposed = false;
+  private stopsPending = 0;
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     this.config = validateServerConfig(config);
@@ -96,7 +97,11 @@ export class McpClient implements AsyncDisposable {
     this.states = new BehaviorSubject<ServerState>('STOPPED');
     this.state$ = this.states.pipe(distinctUntilChanged());
     this.toolsChanged$ = this.toolsChanged.asObservable();
-    this.serverActor.subscribe({ next: (snapshot) => this.onSnapshot(snapshot) });
+    this.serverActor.subscribe({
+      next: (snapshot) => this.onSnapshot(snapshot),
+      // The machine has no failing paths by design; should one appear, report it, never crash the host.
+      error: (error: unknown) => this.states.error(error),
+    });
     this.serverActor.start();
   }
 
@@ -136,7 +141,8 @@ export class McpClient implements AsyncDisposable {
   /** Starts the server (or restarts it from ERROR); resolves once it is RUNNING. */
   async start(options: RequestOptions = {}): Promise<void> {
     this.assertUsable('start()');
-    if (this.state === 'ERROR') this.serverActor.send({ type: 'server.start' });
+    // An explicit start begins afresh: from ERROR, and the restart count and window are reset.
+    if (this.state !== 'RUNNING' && this.state !== 'STARTING') this.serverActor.send({ type: 'server.start' });
     await this.connection('start()', options);
   }
 
@@ -146,8 +152,15 @@ export class McpClient implements AsyncDisposable {
       if (this.state === 'ERROR') this.serverActor.send({ type: 'server.stop' });
       return;
     }
-    this.serverActor.send({ type: 'server.stop' });
-    await this.settled();
+    // While an asked-for stop is under way, a call must not start the server again (it fails
+    // with SERVER_STOPPED instead); an idle stop, by contrast, gives way to the next call.
+    this.stopsPending += 1;
+    try {
+      this.serverActor.send({ type: 'server.stop' });
+      await this.stopSettled();
+    } finally {
+      this.stopsPending -= 1;
+    }
   }
 
   /** A clean stop and a fresh start; the tool cache is cleared. Resolves once RUNNING again. */
@@ -221,8 +234,8 @@ export class McpClient implements AsyncDisposable {
   /** Stops the server and the actor; the client cannot be used afterwards. */
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.disposed) return;
+    this.disposed = true; // no new call may start the server again while it stops
     await this.stop();
-    this.disposed = true;
     stopActor(this.serverActor);
     this.states.complete();
     this.toolsChanged.complete();
@@ -233,13 +246,15 @@ export class McpClient implements AsyncDisposable {
     return this[Symbol.asyncDispose]();
   }
 
+  /** For start() and reconnect(): asked for explicitly, so they may start the server even during a stop. */
   private async connection(what: string, options: RequestOptions): Promise<ServerConnection> {
-    return (await this.connectionWithDeadline(what, options)).connection;
+    return (await this.connectionWithDeadline(what, options, true)).connection;
   }
 
   private async connectionWithDeadline(
     what: string,
     options: RequestOptions,
+    explicit = false,
   ): Promise<{ connection: ServerConnection; deadline: number; timeoutMs: number }> {
     const timeoutMs = options.timeoutMs ?? this.config.callTimeoutMs;
     if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
@@ -249,7 +264,13 @@ export class McpClient implements AsyncDisposable {
     }
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const connection = await awaitConnection(this.serverActor, { what, deadline, timeoutMs, signal: options.signal });
+      const connection = await awaitConnection(this.serverActor, {
+        what,
+        deadline,
+        timeoutMs,
+        signal: options.signal,
+        mayStart: () => explicit || (this.stopsPending === 0 && !this.disposed),
+      });
       // The server may have moved on between "RUNNING" and now; wait again for the next connection.
       if (this.serverActor.getSnapshot().context.connection === connection) return { connection, deadline, timeoutMs };
       if (this.state === 'ERROR') throw serverInErrorError(this.serverActor.getSnapshot(), what);
@@ -299,18 +320,25 @@ export class McpClient implements AsyncDisposable {
     }
   }
 
-  private settled(): Promise<void> {
+  /** Resolves once the stop is over: STOPPED or ERROR, or — when start() followed — STOPPING left. */
+  private stopSettled(): Promise<void> {
     return new Promise((resolve) => {
+      let sawStopping = false;
       const check = (snapshot: ServerSnapshot): boolean => {
         const state = publicStateOf(snapshot);
-        return state === 'STOPPED' || state === 'ERROR';
+        if (state === 'STOPPING') sawStopping = true;
+        return state === 'STOPPED' || state === 'ERROR' || (sawStopping && state !== 'STOPPING') || snapshot.status !== 'active';
       };
       if (check(this.serverActor.getSnapshot())) return resolve();
-      const subscription = this.serverActor.subscribe((snapshot) => {
-        if (check(snapshot)) {
-          subscription.unsubscribe();
-          resolve();
-        }
+      const subscription = this.serverActor.subscribe({
+        next: (snapshot) => {
+          if (check(snapshot)) {
+            subscription.unsubscribe();
+            resolve();
+          }
+        },
+        error: () => resolve(),
+        complete: () => resolve(),
       });
     });
   }

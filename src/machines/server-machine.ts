@@ -54,11 +54,14 @@ export interface ServerContext {
   /** Ids of the calls in flight on the current connection. */
   readonly inFlight: readonly string[];
   readonly afterStop: AfterStop;
+  /** Whether the start that follows the stop under way was asked for explicitly. */
+  readonly resetOnStart: boolean;
   readonly runningSince: number | undefined;
 }
 
 export type ServerEvent =
-  | { readonly type: 'server.start' }
+  /** `explicit: false` for a lazy start by a call: it keeps the restart count and window. */
+  | { readonly type: 'server.start'; readonly explicit?: boolean }
   | { readonly type: 'server.stop' }
   | { readonly type: 'server.reconnect' }
   | { readonly type: 'call.started'; readonly callId: string }
@@ -145,7 +148,13 @@ export const serverMachine = setup({
         nextAttemptAt: now + delay,
       };
     }),
-    resetRestarts: assign({ restartTimes: [], restartCount: 0, retryable: true }),
+    // start() and reconnect() begin afresh; a lazy start by a call keeps the intensity window, so
+    // a server that keeps exiting cannot be respawned without limit by a stream of calls.
+    resetRestarts: assign(({ event, context }) =>
+      (event.type === 'server.start' && event.explicit === false) || (event.type !== 'server.start' && event.type !== 'server.reconnect' && !context.resetOnStart)
+        ? { retryable: true }
+        : { restartTimes: [], restartCount: 0, retryable: true },
+    ),
     forgetConnection: assign({ handle: undefined, connection: undefined, runningSince: undefined }),
     addCall: assign({
       inFlight: ({ context, event }) => (event.type === 'call.started' ? [...context.inFlight, event.callId] : context.inFlight),
@@ -156,7 +165,10 @@ export const serverMachine = setup({
     }),
     clearCalls: assign({ inFlight: [] }),
     thenStop: assign({ afterStop: 'stopped' as AfterStop }),
-    thenStart: assign({ afterStop: 'start' as AfterStop }),
+    thenStart: assign(({ event }) => ({
+      afterStop: 'start' as AfterStop,
+      resetOnStart: !(event.type === 'server.start' && event.explicit === false),
+    })),
     thenFail: assign({ afterStop: 'error' as AfterStop }),
   },
   delays: {
@@ -179,6 +191,7 @@ export const serverMachine = setup({
     lastError: undefined,
     inFlight: [],
     afterStop: 'stopped',
+    resetOnStart: true,
     runningSince: undefined,
   }),
   initial: 'stopped',

@@ -319,4 +319,55 @@ describe('McpClient over the server machine (fake connections)', () => {
     await disposed;
     await expect(c.callTool('echo', {})).rejects.toMatchObject({ code: 'NOT_CONNECTED' });
   });
+
+  it('does not let a call restart a server that stop() is stopping; stop() resolves and the call fails', async () => {
+    const c = client();
+    const started = c.start();
+    await flush();
+    await started;
+    const stopped = c.stop();
+    const call = rejection(c.callTool('echo', { message: 'too late' }));
+    await flush();
+    await stopped;
+    expect((await call).code).toBe('SERVER_STOPPED');
+    expect(c.state).toBe('STOPPED');
+    expect(fakes.liveCount).toBe(0);
+    const later = c.callTool('echo', { message: 'after the stop' });
+    await flush();
+    expect(textOf(await later)).toBe('after the stop');
+  });
+
+  it('lets a call start a server that is stopping because it was idle', async () => {
+    const c = client({ idleStopMs: 100 });
+    const first = c.callTool('echo', { message: 'a' });
+    await flush();
+    await first;
+    await vi.advanceTimersByTimeAsync(100);
+    const second = c.callTool('echo', { message: 'b' });
+    await flush();
+    expect(textOf(await second)).toBe('b');
+  });
+
+  it('keeps the restart count across a lazy start; start() begins afresh', async () => {
+    fakes.script.push('fail', 'ok');
+    const c = client({ restart: 'transient' });
+    const started = c.start();
+    await flush(100);
+    await started;
+    expect(c.status().restarts).toBe(1);
+    fakes.crash(true);
+    await flush();
+    expect(c.state).toBe('STOPPED');
+    const lazy = c.callTool('echo', { message: 'lazy' });
+    await flush();
+    await lazy;
+    expect(c.status().restarts).toBe(1);
+    const stopped = c.stop();
+    await flush();
+    await stopped;
+    const again = c.start();
+    await flush();
+    await again;
+    expect(c.status().restarts).toBe(0);
+  });
 });
