@@ -4,15 +4,13 @@
  * both end with the same status, error, result, changes and note.
  */
 import fc from 'fast-check';
-import { createActor, toPromise } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { toolCallActors } from '../src/calls/tool-call-actors.js';
+import { executeToolCall } from '../src/calls/execute-tool-call.js';
 import type { ToolCallSteps } from '../src/calls/tool-call-steps.js';
 import { fastToolCall } from '../src/calls/fast-tool-call.js';
 import { ErrorCode } from '../src/errors/codes.js';
 import { McpActorsError } from '../src/errors/mcp-actors-error.js';
 import type { CallOutcome, ToolCallInput } from '../src/machines/tool-call-io.js';
-import { toolCallMachine } from '../src/machines/tool-call-machine.js';
 import type { ToolResult } from '../src/registry/tool-descriptor.js';
 import { testTool } from '../test/support/descriptors.js';
 
@@ -27,6 +25,8 @@ const scriptArb = fc.record({
   rewriteResult: fc.constantFrom('ok', 'ok', 'throw'),
   commit: fc.constantFrom('ok', 'ok', 'violation', 'throw'),
   rollback: fc.constantFrom('restored', 'not-restored', 'violation', 'throw'),
+  cancelledBeforeStart: fc.boolean(),
+  invokeThrowsSynchronously: fc.boolean(),
 });
 type ScriptCase = typeof scriptArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -51,11 +51,14 @@ function steps(script: ScriptCase): ToolCallSteps {
     checkpoint: async () => {
       throw new Error('a read-only call never checkpoints');
     },
-    invoke: async () => {
-      if (script.invoke === 'throw') throw new Error('adapter crashed');
-      if (script.invoke === 'mcp-error') throw new McpActorsError(ErrorCode.CONNECTION_LOST, 'server went away');
-      if (script.invoke === 'tool-error') return { ...ok, success: false, error: 'server error: no', errorCode: 'SERVER_ERROR' };
-      return ok;
+    invoke: (_input, _args, _signal) => {
+      if (script.invokeThrowsSynchronously && script.invoke === 'throw') throw new Error('no handler for the tool');
+      return (async () => {
+        if (script.invoke === 'throw') throw new Error('adapter crashed');
+        if (script.invoke === 'mcp-error') throw new McpActorsError(ErrorCode.CONNECTION_LOST, 'server went away');
+        if (script.invoke === 'tool-error') return { ...ok, success: false, error: 'server error: no', errorCode: 'SERVER_ERROR' as const };
+        return ok;
+      })();
     },
     rewriteResult: async (_input, result) => {
       if (script.rewriteResult === 'throw') throw new Error('result rewriter crashed');
@@ -103,10 +106,15 @@ describe('the fast path', () => {
   it('gives the same outcome as the tool-call machine for every read-only call', async () => {
     await fc.assert(
       fc.asyncProperty(scriptArb, async (script) => {
-        const machine = createActor(toolCallMachine.provide({ actors: toolCallActors(steps(script)) }), { input: input(script) });
-        machine.start();
-        const viaMachine = await toPromise(machine);
-        const viaFastPath = await fastToolCall(steps(script), input(script));
+        const signal = (): AbortSignal | undefined => {
+          if (!script.cancelledBeforeStart) return undefined;
+          const controller = new AbortController();
+          controller.abort(new Error('stopped by the user'));
+          return controller.signal;
+        };
+        // `inspected` makes executeToolCall run the machine, as it does for an inspected call.
+        const viaMachine = await executeToolCall(steps(script), input(script), { signal: signal(), inspected: true });
+        const viaFastPath = await fastToolCall(steps(script), input(script), signal());
         expect(comparable(viaFastPath)).toEqual(comparable(viaMachine));
       }),
       { numRuns: 1_000 },

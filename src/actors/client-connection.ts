@@ -75,7 +75,11 @@ export class ClientConnection implements ServerConnection {
   }
 
   close(): Promise<void> {
-    this.closing ??= (async () => {
+    if (this.closing) return this.closing;
+    // Set before marking the end, so listeners (the machine) never hear of an end that was asked for.
+    let release: () => void = () => undefined;
+    this.closing = new Promise<void>((resolve) => (release = resolve));
+    void (async () => {
       this.markEnded({
         normal: true,
         error: new McpActorsError(ErrorCode.CONNECTION_LOST, `the connection to server "${this.serverName}" was closed`, {
@@ -83,7 +87,7 @@ export class ClientConnection implements ServerConnection {
         }),
       });
       await this.closeTransport();
-    })();
+    })().finally(release);
     return this.closing;
   }
 }

@@ -31,7 +31,15 @@ export function connectHttpServer({ input, sendBack }: ConnectParams): () => voi
 
   void (async () => {
     let connection: ClientConnection | undefined;
+    let closedEarly = false;
+    const ended = () => ({
+      normal: false,
+      error: new McpActorsError(ErrorCode.SERVER_CRASHED, `the connection to server "${config.name}" at ${url.href} closed`, {
+        details: { server: config.name, url: url.href },
+      }),
+    });
     transport.onclose = () => {
+      if (!connection) closedEarly = true;
       connection?.markEnded({
         normal: false,
         error: new McpActorsError(ErrorCode.SERVER_CRASHED, `the connection to server "${config.name}" at ${url.href} closed`, {
@@ -54,6 +62,8 @@ export function connectHttpServer({ input, sendBack }: ConnectParams): () => voi
       });
       return;
     }
+    // Closed between the end of the handshake and now: the machine must still hear of it.
+    if (closedEarly) connection.markEnded(ended());
     if (!active) return;
     handedOver = true;
     sendBack({ type: 'server.connected', connection });

@@ -46,7 +46,9 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
     try {
       await started;
     } catch (error) {
-      if (active) sendBack({ type: 'server.startFailed', error: spawnError(error, config.name), retryable: false });
+      // A missing or non-executable command cannot start by trying again; a lack of resources can.
+      const transient = ['EAGAIN', 'EMFILE', 'ENFILE', 'ENOMEM'].includes(String((error as { details?: { errno?: unknown } }).details?.errno ?? (error as { code?: unknown }).code));
+      if (active) sendBack({ type: 'server.startFailed', error: spawnError(error, config.name), retryable: transient });
       return;
     }
     let connection: ClientConnection | undefined;
@@ -117,5 +119,10 @@ function handshakeError(error: unknown, exit: ProcessExit | undefined, serverNam
 
 /** The exit, if it comes within a moment (a handshake failure often precedes the exit event). */
 function settleSoon(exited: Promise<ProcessExit>): Promise<ProcessExit | undefined> {
-  return Promise.race([exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 250))]);
+  let timer: NodeJS.Timeout | undefined;
+  const pause = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), 250);
+    timer.unref?.();
+  });
+  return Promise.race([exited, pause]).finally(() => clearTimeout(timer));
 }

@@ -64,6 +64,7 @@ export class McpToolAdapter {
   readonly client: McpClient;
   private readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
   private connected = false;
+  private refreshGeneration = 0;
   private discovered: Map<string, McpToolDescriptor> | undefined;
   private readonly listeners = new Set<(tools: readonly McpToolDescriptor[]) => void>();
   private readonly registrations = new Map<ToolRegistry, Map<string, RegisterOptions>>();
@@ -285,12 +286,15 @@ export class McpToolAdapter {
   private async onListChanged(): Promise<void> {
     this.discovered = undefined;
     if (!this.connected) return;
+    // Refreshes can overlap; only the latest may write the registry, or an older list could win.
+    const generation = ++this.refreshGeneration;
     let tools: McpToolDescriptor[];
     try {
       tools = await this.discoverTools();
     } catch {
       return; // the server went away; the next discovery after it is back refreshes everything
     }
+    if (generation !== this.refreshGeneration) return;
     for (const [registry, namespaces] of this.registrations) {
       for (const [namespace, options] of namespaces) this.syncRegistry(registry, namespace, options, tools);
     }

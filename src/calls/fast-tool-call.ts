@@ -53,6 +53,11 @@ export async function fastToolCall(steps: ToolCallSteps, input: ToolCallInput, s
     error = invalidArgsError(input, args);
     return end('rejected');
   }
+  // A call cancelled before it started ends in `authorizing`, as the machine's does.
+  if (signal?.aborted) {
+    error = cancelledError(input, reasonOf(signal));
+    return end('failed');
+  }
   // authorizing
   let authorization: Authorization;
   try {
@@ -73,9 +78,10 @@ export async function fastToolCall(steps: ToolCallSteps, input: ToolCallInput, s
   // locked: acquiring
   let release: () => void;
   try {
-    release = await steps.acquireLock('read');
+    release = await steps.acquireLock('read', signal);
   } catch (cause) {
-    error = asCallError(cause, ErrorCode.CHECKPOINT_FAILED, 'the call failed');
+    // Aborted while waiting for the lock: the machine's `call.cancel` in `acquiring`.
+    error = signal?.aborted ? cancelledError(input, reasonOf(signal)) : asCallError(cause, ErrorCode.CHECKPOINT_FAILED, 'the call failed');
     return end('failed');
   }
   try {
@@ -153,9 +159,17 @@ function invokeWithDeadline(
       resolve(invoked);
     };
     const onCancel = (): void => finish({ kind: 'error', error: cancelledError(input, reasonOf(signal)) });
-    const timer = setTimeout(() => finish({ kind: 'error', error: timeoutError(input) }), input.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    if (signal?.aborted) return onCancel();
+    let running: Promise<ToolResult>;
+    try {
+      running = steps.invoke(input, args, signal);
+    } catch (cause) {
+      return finish({ kind: 'error', error: threwError(input, cause) });
+    }
+    timer = setTimeout(() => finish({ kind: 'error', error: timeoutError(input) }), input.timeoutMs);
     signal?.addEventListener('abort', onCancel, { once: true });
-    steps.invoke(input, args, signal).then(
+    running.then(
       (result) => finish({ kind: 'result', result }),
       (cause: unknown) => finish({ kind: 'error', error: threwError(input, cause) }),
     );

@@ -31,7 +31,8 @@ export function toolCallActors(steps: ToolCallSteps) {
     }),
     rewriteArgs: fromPromise<Record<string, unknown>, WithArgs>(({ input }) => steps.rewriteArgs(input.input, input.args)),
     takeCheckpoint: fromPromise<string, { input: ToolCallInput }>(({ input }) => steps.checkpoint(input.input)),
-    invokeTool: fromPromise<ToolResult, WithArgs>(({ input, signal }) => steps.invoke(input.input, input.args, signal)),
+    // async: a step that throws synchronously becomes a rejection (onError), as on the fast path.
+    invokeTool: fromPromise<ToolResult, WithArgs>(async ({ input, signal }) => steps.invoke(input.input, input.args, signal)),
     rewriteResult: fromPromise<ToolResult, { input: ToolCallInput; result: ToolResult }>(({ input }) =>
       steps.rewriteResult(input.input, input.result),
     ),

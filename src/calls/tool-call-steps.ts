@@ -32,26 +32,54 @@ export interface ToolCallSteps {
 const allowAll: Authorization = { allowed: true };
 const noRelease = (): void => undefined;
 
+/**
+ * How long a rollback waits for a timed-out or cancelled tool to stop before restoring the
+ * sandbox: MCP cancellation is advisory, and a tool still writing would write over the restore.
+ */
+export const ROLLBACK_GRACE_MS = 2_000;
+
 export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
   const { registry, workspace } = environment;
   const authorize = environment.authorize;
+  const invocations = new Map<string, Promise<unknown>>();
   return {
     authorize: (input) => (authorize ? authorize(input) : allowAll),
     acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
     rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs({ ...args }, input.tool.inputSchema) : { ...args }),
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
-    invoke: (input, args, signal) =>
-      registry.handlerOf(input.tool.name)(args as Record<string, unknown>, {
+    invoke: (input, args, signal) => {
+      const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, {
         timeoutMs: input.timeoutMs,
         ...(signal ? { signal } : {}),
         ...(input.meta ? { meta: input.meta } : {}),
-      }),
+      });
+      if (workspace && !input.tool.capabilities.readOnly) {
+        invocations.set(input.callId, running);
+        void running.then(
+          () => invocations.delete(input.callId),
+          () => invocations.delete(input.callId),
+        );
+      }
+      return running;
+    },
     rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),
     commit: async (input, checkpointId) => {
       if (!workspace) return { ok: true, changes: [] };
       return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name) : workspace.commitWrite(checkpointId);
     },
-    rollback: async (_input, checkpointId) =>
-      workspace ? workspace.rollback(checkpointId) : { restored: false, violation: undefined },
+    rollback: async (input, checkpointId) => {
+      if (!workspace) return { restored: false, violation: undefined };
+      const running = invocations.get(input.callId);
+      if (running) {
+        const settled = await Promise.race([running.then(() => true, () => true), delay(ROLLBACK_GRACE_MS).then(() => false)]);
+        // Still running after the grace: restore anyway, and let the next check look again.
+        if (!settled) workspace.markDirty();
+      }
+      return workspace.rollback(checkpointId);
+    },
   };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }

@@ -70,9 +70,12 @@ export class McpRegistry implements AsyncDisposable {
     for (const client of [...this.clients.values()].reverse()) await client.stop();
   }
 
+  /** Disposes every client, even when one fails; the failures are reported together afterwards. */
   async [Symbol.asyncDispose](): Promise<void> {
     const clients = [...this.clients.values()].reverse();
     this.clients.clear();
-    for (const client of clients) await client.dispose();
+    const failures: unknown[] = [];
+    for (const client of clients) await client.dispose().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} of ${clients.length} servers failed to stop cleanly`);
   }
 }

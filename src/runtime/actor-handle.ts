@@ -68,6 +68,11 @@ export class ActorHandle implements AsyncDisposable {
   private calls = 0;
   private toolset = new Map<string, ActorTool>();
   private toolsetStale = true;
+  private activating: Promise<ActivationReport> | undefined;
+  private deactivating: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<CallOutcome>>();
+  /** Aborts every call in flight (shutdown): a call waiting for approval would otherwise wait forever. */
+  private readonly cancelAll = new AbortController();
   private readonly authorize: ReturnType<typeof authorizeWith>;
   private readonly steps: ReturnType<typeof toolCallSteps>;
   private readonly meta: Readonly<Record<string, unknown>>;
@@ -104,11 +109,17 @@ export class ActorHandle implements AsyncDisposable {
   }
 
   /** Activates the actor; rejects with ACTIVATION_FAILED when a required server does not start. */
-  async activate(): Promise<ActivationReport> {
-    this.actor.send({ type: 'actor.activate' });
-    const snapshot = await this.settle(['active', 'inactive']);
-    if (snapshot.value === 'active') return snapshot.context.report!;
-    throw snapshot.context.error ?? new McpActorsError(ErrorCode.ACTIVATION_FAILED, `actor "${this.name}" did not activate`);
+  activate(): Promise<ActivationReport> {
+    this.activating ??= (async () => {
+      this.actor.send({ type: 'actor.activate' });
+      const snapshot = await this.settle(['active', 'inactive']);
+      if (snapshot.value === 'active') return snapshot.context.report!;
+      throw (
+        snapshot.context.error ??
+        new McpActorsError(ErrorCode.ACTIVATION_FAILED, `actor "${this.name}" was deactivated before it finished activating; activate it again`)
+      );
+    })();
+    return this.activating;
   }
 
   /** The tools the actor's skills resolve to, with capabilities and permission category. */
@@ -127,17 +138,27 @@ export class ActorHandle implements AsyncDisposable {
    * the actor's permissions, path-rewritten, checkpointed and rolled back as needed. Never throws;
    * the outcome says how it ended.
    */
-  async call(toolName: string, args: Readonly<Record<string, unknown>> = {}, options: ActorCallOptions = {}): Promise<CallOutcome> {
+  call(toolName: string, args: Readonly<Record<string, unknown>> = {}, options: ActorCallOptions = {}): Promise<CallOutcome> {
     const callId = `${this.id}#${++this.calls}`;
-    if (this.actor.getSnapshot().value !== 'active') {
-      return {
+    const running = this.runCall(callId, toolName, args, options);
+    this.inFlight.add(running);
+    void running.finally(() => this.inFlight.delete(running));
+    return running;
+  }
+
+  private async runCall(callId: string, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
+    const { emit } = this.wiring;
+    if (this.deactivating || this.actor.getSnapshot().value !== 'active') {
+      return this.audited(undefined, {
         ...unknownToolOutcome(callId, toolName),
-        error: new McpActorsError(ErrorCode.NOT_CONNECTED, `actor "${this.name}" is not active; activate it before calling tools`),
-      };
+        error: new McpActorsError(ErrorCode.NOT_CONNECTED, `actor "${this.name}" is not active; activate it before calling tools`, {
+          details: { actor: this.name, tool: toolName },
+        }),
+      });
     }
     if (this.toolsetStale) this.refreshToolset();
     const tool = this.toolset.get(toolName);
-    if (!tool) return unknownToolOutcome(callId, toolName);
+    if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName));
     const input: ToolCallInput = {
       callId,
       tool,
@@ -147,30 +168,52 @@ export class ActorHandle implements AsyncDisposable {
       sandboxed: this.wiring.workspace !== undefined,
       startedAt: Date.now(),
     };
-    const { emit } = this.wiring;
     emit({ type: 'call.started', callId, actor: this.name, tenant: this.tenant, tool: toolName, category: tool.category });
-    const outcome = await executeToolCall(this.steps, input, {
-      signal: options.signal,
-      parent: this.actor,
-      inspected: this.wiring.inspected,
-      systemId: `call:${callId}`,
-    });
+    let outcome: CallOutcome;
+    try {
+      outcome = await executeToolCall(this.steps, input, {
+        signal: options.signal ? AbortSignal.any([options.signal, this.cancelAll.signal]) : this.cancelAll.signal,
+        parent: this.actor,
+        inspected: this.wiring.inspected,
+        systemId: `call:${callId}`,
+      });
+    } catch (cause) {
+      // The call path ends every call with an outcome; this only catches a defect in it.
+      outcome = {
+        callId,
+        tool: toolName,
+        status: 'failed',
+        result: undefined,
+        changes: [],
+        checkpointId: undefined,
+        error: new McpActorsError(ErrorCode.TOOL_FAILED, `the call of "${toolName}" failed unexpectedly: ${messageOf(cause)}`, { cause }),
+        durationMs: Date.now() - input.startedAt,
+      };
+    }
+    return this.audited(tool, outcome);
+  }
+
+  /** Every call leaves an audit record on events$, and denials and violations an event of their own. */
+  private audited(tool: ActorTool | undefined, outcome: CallOutcome): CallOutcome {
+    const { emit } = this.wiring;
+    const { callId } = outcome;
+    const toolName = outcome.tool;
     emit({
       type: 'call.ended',
       callId,
       actor: this.name,
       tenant: this.tenant,
       tool: toolName,
-      category: tool.category,
+      category: tool?.category,
       status: outcome.status,
       durationMs: outcome.durationMs,
       checkpointId: outcome.checkpointId,
       errorCode: outcome.error?.code,
     });
     const error = outcome.error;
-    if (error?.code === ErrorCode.CAPABILITY_VIOLATION) {
+    if (tool && error?.code === ErrorCode.CAPABILITY_VIOLATION) {
       emit({ type: 'capability.violation', callId, actor: this.name, tenant: this.tenant, tool: toolName, changes: outcome.changes, message: error.message });
-    } else if (outcome.status === 'rejected' && (error?.code === ErrorCode.PERMISSION_DENIED || error?.code === ErrorCode.TENANT_ARGUMENT)) {
+    } else if (tool && outcome.status === 'rejected' && (error?.code === ErrorCode.PERMISSION_DENIED || error?.code === ErrorCode.TENANT_ARGUMENT)) {
       emit({
         type: 'permission.denied',
         callId,
@@ -202,13 +245,28 @@ export class ActorHandle implements AsyncDisposable {
   }
 
   /** Stops using the actor's servers (each stops when no other actor uses it). */
-  async deactivate(): Promise<void> {
-    if (this.actor.getSnapshot().value === 'active') {
-      this.actor.send({ type: 'actor.deactivate' });
-      await this.settle(['inactive']);
-    }
-    stopActor(this.actor);
-    await this.wiring.onDeactivated();
+  /** Cancels every call in flight; they end (cancelled) and deactivate() then goes on. */
+  cancelCalls(reason: string): void {
+    this.cancelAll.abort(new McpActorsError(ErrorCode.CANCELLED, reason));
+  }
+
+  /**
+   * Stops using the actor's servers (each stops when no other actor uses it). Waits for an
+   * activation under way and for the calls in flight (cancel them first with cancelCalls());
+   * calling it again returns the same promise.
+   */
+  deactivate(): Promise<void> {
+    this.deactivating ??= (async () => {
+      if (this.activating) await this.activating.catch(() => undefined);
+      await Promise.allSettled([...this.inFlight]);
+      if (this.actor.getSnapshot().value === 'active') {
+        this.actor.send({ type: 'actor.deactivate' });
+        await this.settle(['inactive']);
+      }
+      stopActor(this.actor);
+      await this.wiring.onDeactivated();
+    })();
+    return this.deactivating;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -272,16 +330,20 @@ export class ActorHandle implements AsyncDisposable {
 
   /** A server that did not start at activation joins the tool set once it is RUNNING. */
   private registerWhenRecovered(lease: PoolEntry): void {
+    let trying = false;
     const subscription = lease.adapter.client.state$.subscribe((state) => {
-      if (state !== 'RUNNING') return;
-      queueMicrotask(() => subscription.unsubscribe());
+      if (state !== 'RUNNING' || trying) return;
+      trying = true;
       void (async () => {
         try {
           await lease.adapter.connect();
           await lease.adapter.registerTools(this.registry, { namespace: lease.server });
           this.refreshToolset();
+          subscription.unsubscribe();
         } catch {
-          // still down; the next RUNNING tries again
+          // Still not usable: the next time it is RUNNING, try again.
+        } finally {
+          trying = false;
         }
       })();
     });
@@ -309,16 +371,22 @@ export class ActorHandle implements AsyncDisposable {
     });
   }
 
+  /** The first snapshot in one of `states` (or the last one, should the actor stop first). */
   private settle(states: readonly string[]): Promise<ReturnType<typeof this.actor.getSnapshot>> {
     return new Promise((resolve) => {
-      const check = (snapshot: ReturnType<typeof this.actor.getSnapshot>): boolean => states.includes(String(snapshot.value));
+      const check = (snapshot: ReturnType<typeof this.actor.getSnapshot>): boolean =>
+        states.includes(String(snapshot.value)) || snapshot.status !== 'active';
       const current = this.actor.getSnapshot();
       if (check(current)) return resolve(current);
-      const subscription = this.actor.subscribe((snapshot) => {
-        if (check(snapshot)) {
-          subscription.unsubscribe();
-          resolve(snapshot);
-        }
+      const subscription = this.actor.subscribe({
+        next: (snapshot) => {
+          if (check(snapshot)) {
+            subscription.unsubscribe();
+            resolve(snapshot);
+          }
+        },
+        error: () => resolve(this.actor.getSnapshot()),
+        complete: () => resolve(this.actor.getSnapshot()),
       });
     });
   }

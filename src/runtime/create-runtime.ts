@@ -8,7 +8,7 @@ import { Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError } from '../errors/mcp-actors-error.js';
+import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { DomainServer } from '../inprocess/define-server.js';
 import { runtimeMachine } from '../machines/runtime-machine.js';
 import type { ServerState } from '../machines/server-states.js';
@@ -104,7 +104,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 interface SandboxEntry {
-  readonly workspace: SandboxWorkspace;
+  /** Opened once, even when two activations ask for it at the same time. */
+  readonly workspace: Promise<SandboxWorkspace>;
   readonly id: string;
   refs: number;
 }
@@ -117,6 +118,7 @@ class RuntimeImpl implements Runtime {
   private readonly handles = new Set<ActorHandle>();
   private readonly sandboxes = new Map<string, SandboxEntry>();
   private readonly ownedSandboxes: Sandbox[] = [];
+  private readonly activations = new Set<Promise<unknown>>();
   private actorSequence = 0;
   private shuttingDown: Promise<void> | undefined;
 
@@ -140,7 +142,14 @@ class RuntimeImpl implements Runtime {
     if (typeof options?.tenant !== 'string' || options.tenant.trim() === '') {
       throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `activate("${spec.name}") needs { tenant }: the id of the tenant the actor works for`);
     }
-    const sandbox = options.sandbox ? await this.openWorkspace(options.sandbox) : undefined;
+    const sandboxEntry = options.sandbox ? this.openWorkspace(options.sandbox) : undefined;
+    let workspace: SandboxWorkspace | undefined;
+    try {
+      workspace = await sandboxEntry?.workspace;
+    } catch (error) {
+      if (options.sandbox) await this.closeWorkspace(options.sandbox);
+      throw error;
+    }
     const id = `${spec.name}:${options.tenant}:${++this.actorSequence}`;
     const handle: ActorHandle = new ActorHandle({
       config: this.config,
@@ -150,8 +159,8 @@ class RuntimeImpl implements Runtime {
       pool: this.pool,
       domainServers: this.domainServers,
       customTools: this.options.tools ?? [],
-      workspace: sandbox?.workspace,
-      sandboxId: sandbox?.id,
+      workspace,
+      sandboxId: sandboxEntry?.id,
       parent: this.actor,
       inspected: this.options.inspect !== undefined,
       approve: this.options.approve,
@@ -163,11 +172,19 @@ class RuntimeImpl implements Runtime {
       },
     });
     this.handles.add(handle);
+    const activation = handle.activate();
+    this.activations.add(activation);
     try {
-      await handle.activate();
+      await activation;
     } catch (error) {
       await handle.deactivate();
       throw error;
+    } finally {
+      this.activations.delete(activation);
+    }
+    if (this.shuttingDown) {
+      await handle.deactivate();
+      throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `actor "${spec.name}" was activated while the runtime shut down; create a new runtime`);
     }
     return handle;
   }
@@ -219,11 +236,25 @@ class RuntimeImpl implements Runtime {
   }
 
   private async stopEverything(): Promise<void> {
-    for (const handle of [...this.handles].reverse()) await handle.deactivate().catch(() => undefined);
-    await this.pool.shutdown();
-    for (const entry of this.sandboxes.values()) await entry.workspace.dispose().catch(() => undefined);
+    const failures: unknown[] = [];
+    const attempt = async (work: () => Promise<unknown>): Promise<void> => {
+      try {
+        await work();
+      } catch (error) {
+        failures.push(error);
+      }
+    };
+    // Activations under way finish first (their actors are then deactivated like the others).
+    await Promise.allSettled([...this.activations]);
+    for (const handle of this.handles) handle.cancelCalls('the runtime is shutting down');
+    for (const handle of [...this.handles].reverse()) await attempt(() => handle.deactivate());
+    await attempt(() => this.pool.shutdown());
+    for (const entry of this.sandboxes.values()) await attempt(async () => (await entry.workspace).dispose());
     this.sandboxes.clear();
-    for (const sandbox of this.ownedSandboxes.splice(0).reverse()) await sandbox.dispose().catch(() => undefined);
+    for (const sandbox of this.ownedSandboxes.splice(0).reverse()) await attempt(() => sandbox.dispose());
+    for (const error of failures) {
+      this.events.next({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
+    }
     this.events.complete();
   }
 
@@ -254,14 +285,14 @@ class RuntimeImpl implements Runtime {
     };
   }
 
-  private async openWorkspace(sandbox: Sandbox): Promise<SandboxEntry> {
+  private openWorkspace(sandbox: Sandbox): SandboxEntry {
     const existing = this.sandboxes.get(sandbox.root);
     if (existing) {
       existing.refs += 1;
       return existing;
     }
     const entry: SandboxEntry = {
-      workspace: await SandboxWorkspace.open(sandbox),
+      workspace: SandboxWorkspace.open(sandbox),
       id: createHash('sha256').update(sandbox.root).digest('hex').slice(0, 8),
       refs: 1,
     };
@@ -275,7 +306,7 @@ class RuntimeImpl implements Runtime {
     entry.refs -= 1;
     if (entry.refs > 0) return;
     this.sandboxes.delete(sandbox.root);
-    await entry.workspace.dispose();
+    await (await entry.workspace.catch(() => undefined))?.dispose();
   }
 
   private watchServer(entry: PoolEntry): void {
@@ -283,6 +314,7 @@ class RuntimeImpl implements Runtime {
     entry.adapter.client.state$.subscribe((state) => {
       const status = entry.adapter.client.status();
       this.events.next({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: status.pid });
+      if (status.restarts < restarts) restarts = status.restarts; // start() or reconnect() began afresh
       if (status.restarts > restarts) {
         restarts = status.restarts;
         this.events.next({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: status.lastError?.message });

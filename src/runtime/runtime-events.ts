@@ -5,6 +5,7 @@ import type { ToolCategory } from '../inprocess/tool-category.js';
 import type { CallStatus } from '../machines/tool-call-io.js';
 
 export type RuntimeEvent =
+  | { readonly type: 'runtime.error'; readonly message: string; readonly code: string | undefined }
   | {
       readonly type: 'server.state';
       readonly server: string;
@@ -56,7 +57,8 @@ export interface AuditRecord {
   readonly actor: string;
   readonly tenant: string;
   readonly tool: string;
-  readonly category: ToolCategory;
+  /** Undefined when the call never reached a tool (unknown tool, inactive actor). */
+  readonly category: ToolCategory | undefined;
   readonly status: CallStatus;
   readonly durationMs: number;
   readonly checkpointId: string | undefined;

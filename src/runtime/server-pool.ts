@@ -8,6 +8,8 @@ import { McpToolAdapter } from '../adapter/mcp-tool-adapter.js';
 import { McpClient } from '../client/mcp-client.js';
 import type { CapabilityOverrides } from '../registry/capabilities.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
 import { bindPlaceholders } from './placeholders.js';
 
 export interface PoolEntry {
@@ -32,6 +34,7 @@ export interface AcquireOptions {
 export class ServerPool {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly created: ((entry: PoolEntry) => void)[] = [];
+  private closed = false;
 
   /** Called for every new server actor (the runtime forwards its states as events). */
   onCreated(listener: (entry: PoolEntry) => void): void {
@@ -39,6 +42,9 @@ export class ServerPool {
   }
 
   acquire(config: ResolvedServerConfig, options: AcquireOptions): PoolEntry {
+    if (this.closed) {
+      throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `server "${config.name}" was asked for after the runtime shut down; create a new runtime`);
+    }
     const key = `${config.name}\u0000${options.tenant}\u0000${options.sandboxRoot ?? ''}`;
     const existing = this.entries.get(key);
     if (existing) {
@@ -78,6 +84,7 @@ export class ServerPool {
   }
 
   async shutdown(): Promise<void> {
+    this.closed = true;
     const entries = [...this.entries.values()].reverse();
     this.entries.clear();
     await Promise.all(entries.map((entry) => entry.adapter.dispose()));

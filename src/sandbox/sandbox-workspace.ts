@@ -48,7 +48,13 @@ export class SandboxWorkspace implements AsyncDisposable {
    */
   static async open(roots: WorkspaceRoots): Promise<SandboxWorkspace> {
     const checkpoints = await CheckpointStore.open({ root: roots.root });
-    const initial = await checkpoints.checkpoint('baseline');
+    let initial;
+    try {
+      initial = await checkpoints.checkpoint('baseline');
+    } catch (error) {
+      await checkpoints.dispose().catch(() => undefined);
+      throw error;
+    }
     let watcher: FSWatcher | undefined;
     const workspace: { current?: SandboxWorkspace } = {};
     try {
@@ -102,6 +108,11 @@ export class SandboxWorkspace implements AsyncDisposable {
     };
   }
 
+  /** Something may have changed the tree behind the watcher's back (a tool that outlived its call). */
+  markDirty(): void {
+    this.dirty = true;
+  }
+
   /** Back to a call's checkpoint, or — without one — to the baseline if the sandbox changed. */
   async rollback(checkpointId: string | undefined): Promise<RollbackReport> {
     if (checkpointId) {
@@ -152,8 +163,12 @@ export class SandboxWorkspace implements AsyncDisposable {
   }
 }
 
-/** Lets inotify events already queued by the kernel reach the watcher before it is consulted. */
+/**
+ * Lets file-system events the kernel already queued reach the watcher before it is consulted: the
+ * tool wrote before it answered, so its events are queued by now; two turns of the event loop let
+ * libuv's poll phase read them (the first may already be past it).
+ */
 async function settleWatcherEvents(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await new Promise((resolve) => setImmediate(resolve));
 }

@@ -109,4 +109,16 @@ describe('the runtime in a sandbox', () => {
     }
     await expectAllGone([pid!], [pid!]);
   });
+
+  it('gives actors activated at the same time on one sandbox one workspace: one lock, one history', async () => {
+    const sandbox = await runtime.createSandbox(project);
+    const [a, b] = await Promise.all([
+      runtime.activate('editor', { tenant: 'acme', sandbox }),
+      runtime.activate('editor', { tenant: 'acme', sandbox }),
+    ]);
+    const first = await a.call('files/write_file', { path: 'a.txt', content: 'a' });
+    const second = await b.call('files/write_file', { path: 'b.txt', content: 'b' });
+    expect(b.checkpoints().map((c) => c.id)).toEqual(expect.arrayContaining([first.checkpointId, second.checkpointId]));
+    expect((await a.changes()).map((c) => c.path).sort()).toEqual(['a.txt', 'b.txt']);
+  });
 });

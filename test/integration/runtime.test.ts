@@ -223,12 +223,18 @@ describe('createRuntime', () => {
 
   it('fails activation when a required server cannot start, and leaves no process', async () => {
     const rt = await runtime();
+    const pids: number[] = [];
+    rt.events$.subscribe((e) => {
+      if (e.type === 'server.state' && e.pid !== undefined) pids.push(e.pid);
+    });
     await expect(rt.activate({ name: 'strict', skills: ['flaky_required', 'ops'] }, { tenant: 'acme' })).rejects.toMatchObject({
       code: 'ACTIVATION_FAILED',
       message: expect.stringContaining('broken'),
     });
     expect(rt.status().servers).toEqual([]);
     expect(rt.status().actors).toEqual([]);
+    expect(pids.length).toBeGreaterThan(0);
+    await expectAllGone(pids, pids);
   });
 
   it('shows the supervision tree to an inspector: runtime → actor → servers and calls', async () => {
@@ -310,5 +316,48 @@ describe('createRuntime', () => {
     expect(actor.tools().map((t) => `${t.name} ${t.category}`)).toEqual(['builtin/now read']);
     expect(text(await actor.call('builtin/now'))).toBe('noon');
     expect((await actor.call('builtin/later')).error?.code).toBe('NOT_FOUND');
+  });
+
+  it('deactivates once, however often and however concurrently deactivate() is called', async () => {
+    const rt = await runtime();
+    const actor = await rt.activate('assistant', { tenant: 'acme' });
+    const pids = rt.status().servers.map((server) => server.pid!);
+    await Promise.all([actor.deactivate(), actor.deactivate()]);
+    await actor.deactivate();
+    expect(rt.status()).toEqual({ servers: [], actors: [] });
+    await expectAllGone(pids, pids);
+    const after = await actor.call('fixture/echo', { message: 'x' });
+    expect(after.error?.code).toBe('NOT_CONNECTED');
+  });
+
+  it('waits for calls in flight before deactivating', async () => {
+    const rt = await runtime();
+    const actor = await rt.activate('assistant', { tenant: 'acme' });
+    const slow = actor.call('fixture/sleep', { ms: 300 });
+    const deactivated = actor.deactivate();
+    expect((await slow).status).toBe('committed');
+    await deactivated;
+  });
+
+  it('settles an activation that a shutdown overtakes, and leaves no process', async () => {
+    const rt = await runtime();
+    const pids: number[] = [];
+    rt.events$.subscribe((e) => {
+      if (e.type === 'server.state' && e.pid !== undefined) pids.push(e.pid);
+    });
+    const activation = rt.activate('assistant', { tenant: 'acme' });
+    const shutdown = rt.shutdown();
+    await expect(activation).rejects.toMatchObject({ code: 'RUNTIME_SHUT_DOWN' });
+    await shutdown;
+    await expectAllGone(pids, pids);
+  });
+
+  it('reports every call on events$, also those that never reach a tool', async () => {
+    const rt = await runtime();
+    const ended: RuntimeEvent[] = [];
+    rt.events$.subscribe((e) => e.type === 'call.ended' && ended.push(e));
+    const actor = await rt.activate('assistant', { tenant: 'acme' });
+    await actor.call('fixture/no_such_tool');
+    expect(ended).toEqual([expect.objectContaining({ tool: 'fixture/no_such_tool', status: 'rejected', errorCode: 'NOT_FOUND', category: undefined })]);
   });
 });
