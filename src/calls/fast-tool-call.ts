@@ -10,6 +10,7 @@ import type { McpActorsError } from '../errors/mcp-actors-error.js';
 import {
   argsAreValid,
   asCallError,
+  authorizeFailedError,
   cancelledError,
   deniedError,
   invalidArgsError,
@@ -64,7 +65,7 @@ export async function fastToolCall(steps: ToolCallSteps, input: ToolCallInput, s
     const answer = steps.authorize(input);
     authorization = answer instanceof Promise ? await answer : answer;
   } catch (cause) {
-    error = asCallError(cause, ErrorCode.SANDBOX_PATH, 'the call could not be prepared');
+    error = authorizeFailedError(input, cause);
     return end('rejected');
   }
   if (!authorization.allowed) {

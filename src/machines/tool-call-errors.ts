@@ -46,7 +46,7 @@ export function threwError(input: ToolCallInput, error: unknown): McpActorsError
 export function timeoutError(input: ToolCallInput): McpActorsError {
   return new McpActorsError(
     ErrorCode.REQUEST_TIMEOUT,
-    `"${input.tool.name}" did not finish within ${input.timeoutMs} ms; it was cancelled`,
+    `"${input.tool.name}" did not finish within ${input.timeoutMs} ms; it was cancelled. Raise timeoutMs if the tool is slow`,
     { details: { tool: input.tool.name, timeoutMs: input.timeoutMs } },
   );
 }
@@ -58,9 +58,21 @@ export function cancelledError(input: ToolCallInput, reason: string | undefined)
 }
 
 export function rollbackFailedError(input: ToolCallInput, error: unknown, first: McpActorsError | undefined): McpActorsError {
-  return new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `rolling back after "${input.tool.name}" failed: ${messageOf(error)}`, {
-    cause: first,
-  });
+  return new McpActorsError(
+    ErrorCode.CHECKPOINT_FAILED,
+    `rolling back after "${input.tool.name}" failed: ${messageOf(error)}; the sandbox may be part-restored — ` +
+      'roll back again (handle.rollback(checkpointId)); an interrupted rollback resumes where it stopped',
+    { cause: error, details: { tool: input.tool.name, firstError: first } },
+  );
+}
+
+export function authorizeFailedError(input: ToolCallInput, error: unknown): McpActorsError {
+  if (isMcpActorsError(error)) return error;
+  return new McpActorsError(
+    ErrorCode.PERMISSION_DENIED,
+    `the permission check for "${input.tool.name}" failed (${messageOf(error)}), so the call was not allowed; check the approval callback`,
+    { cause: error, details: { tool: input.tool.name, rule: 'the permission check threw' } },
+  );
 }
 
 export function rolledBackNote(input: ToolCallInput): string | undefined {

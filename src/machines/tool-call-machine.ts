@@ -15,6 +15,7 @@ import type { ToolResult } from '../registry/tool-descriptor.js';
 import {
   argsAreValid,
   asCallError,
+  authorizeFailedError,
   cancelledError,
   deniedError,
   invalidArgsError,
@@ -90,6 +91,10 @@ export const toolCallMachine = setup({
       status: 'rejected' as const,
       error: deniedError(context.input, (event as unknown as { output: Authorization & { allowed: false } }).output),
     })),
+    rejectUnauthorizable: assign(({ event, context }) => ({
+      status: 'rejected' as const,
+      error: authorizeFailedError(context.input, (event as unknown as { error: unknown }).error),
+    })),
     rejectWith: assign(({ event }) => ({
       status: 'rejected' as const,
       error: asCallError((event as unknown as { error: unknown }).error, ErrorCode.SANDBOX_PATH, 'the call could not be prepared'),
@@ -152,7 +157,7 @@ export const toolCallMachine = setup({
         src: 'authorizeCall',
         input: ({ context }) => context.input,
         onDone: [{ guard: 'isAllowed', target: 'locked' }, { target: 'done', actions: 'rejectUnauthorized' }],
-        onError: { target: 'done', actions: 'rejectWith' },
+        onError: { target: 'done', actions: 'rejectUnauthorizable' },
       },
       on: { 'call.cancel': { target: 'done', actions: ['recordCancel', 'markFailed'] } },
     },

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { groupMembers, isProcessAlive } from '../../src/actors/process-table.js';
+import { groupMembers, isProcessAlive, readProcStat } from '../../src/actors/process-table.js';
 
 export default function setup(): () => Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-pids-'));
@@ -23,7 +23,10 @@ export default function setup(): () => Promise<void> {
     const survivors = await waitForSurvivors(entries, 3_000);
     rmSync(dir, { recursive: true, force: true });
     if (survivors.length > 0) {
+      const groups = new Set(entries.map(([, pgid]) => pgid));
       for (const pid of survivors) {
+        // Only what is still in a group the tests started: a recycled pid belongs to someone else.
+        if (!groups.has(readProcStat(pid)?.pgrp ?? -1) && !entries.some(([logged]) => logged === pid)) continue;
         try {
           process.kill(pid, 'SIGKILL');
         } catch {

@@ -61,6 +61,12 @@ describe('the tool-call machine', () => {
     expect(steps).toEqual(['authorize']);
   });
 
+  it('rejects the call when the permission check itself throws, naming that as the rule', async () => {
+    const { outcome, steps } = await run(tool('delete_file'), { authorize: 'throw' });
+    expect(outcome).toMatchObject({ status: 'rejected', error: { code: 'PERMISSION_DENIED', details: { rule: 'the permission check threw' } } });
+    expect(steps).toEqual(['authorize']);
+  });
+
   it('rejects a path that leaves the sandbox; the tool is never invoked', async () => {
     const { outcome, steps } = await run(tool('write_file'), { rewrite: 'path-error' });
     expect(outcome).toMatchObject({ status: 'rejected', error: { code: 'SANDBOX_PATH' } });
@@ -112,11 +118,13 @@ describe('the tool-call machine', () => {
     expect(steps).not.toContain('invoke');
   });
 
-  it('fails the call when the rollback itself fails, keeping the first error as the cause', async () => {
+  it('fails the call when the rollback itself fails, with the rollback error as the cause and the first error kept', async () => {
     const { outcome } = await run(tool('write_file'), { invoke: 'throw', rollback: 'throw' });
     expect(outcome.status).toBe('failed');
     expect(outcome.error?.code).toBe('CHECKPOINT_FAILED');
-    expect(outcome.error?.cause).toMatchObject({ code: 'TOOL_FAILED' });
+    expect(outcome.error?.cause).toMatchObject({ message: 'rollback failed' });
+    expect(outcome.error?.details.firstError).toMatchObject({ code: 'TOOL_FAILED' });
+    expect(outcome.error?.message).toContain('roll back again');
   });
 
   it('skips path rewriting, checkpoints and rollback outside a sandbox', async () => {
