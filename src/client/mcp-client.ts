@@ -60,6 +60,44 @@ export interface McpServerStatus {
 
 let activitySequence = 0;
 
+/** Waits for `work` within one caller's deadline and signal, leaving `work` itself running. */
+function withDeadline<T>(
+  work: Promise<T>,
+  context: { server: string; what: string; deadline: number; timeoutMs: number; signal: AbortSignal | undefined; connection: ServerConnection },
+): Promise<T> {
+  const { server, what, deadline, timeoutMs, signal } = context;
+  if (signal?.aborted) return Promise.reject(new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = (): void => {
+      done();
+      reject(new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, { cause: signal?.reason, details: { server } }));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new McpActorsError(ErrorCode.REQUEST_TIMEOUT, `${what} on server "${server}" got no answer within ${timeoutMs} ms; raise timeoutMs (or callTimeoutMs) if the server is slow`, {
+          details: { server, timeoutMs },
+        }),
+      );
+    }, Math.max(0, deadline - Date.now()));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
+}
+
 /**
  * A supervised MCP server and the way to talk to it.
  *
@@ -176,25 +214,34 @@ export class McpClient implements AsyncDisposable {
     this.assertUsable('listTools()');
     const what = 'tools/list';
     const { connection, deadline, timeoutMs } = await this.connectionWithDeadline(what, options);
-    if (this.toolCache?.connection === connection) return this.toolCache.tools;
-    const tools = this.track(connection, async () => {
+    let listing = this.toolCache?.connection === connection ? this.toolCache.tools : undefined;
+    if (!listing) {
+      // One listing serves every caller that asks while it runs, so it has its own deadline and no
+      // caller's signal: one caller giving up must not fail the others.
+      const fetched = this.fetchAllTools(connection);
+      listing = fetched;
+      this.toolCache = { connection, tools: fetched };
+      fetched.catch(() => {
+        if (this.toolCache?.tools === fetched) this.toolCache = undefined;
+      });
+    }
+    return withDeadline(listing, { server: this.name, what, deadline, timeoutMs, signal: options.signal, connection });
+  }
+
+  private fetchAllTools(connection: ServerConnection): Promise<Tool[]> {
+    const timeoutMs = this.config.callTimeoutMs;
+    return this.track(connection, async () => {
       const all: Tool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: Math.max(1, deadline - Date.now()),
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
+        const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
         all.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
       return all;
     }).catch((error: unknown) => {
-      if (this.toolCache?.tools === tools) this.toolCache = undefined;
-      throw classifyRequestError(error, { server: this.name, what, timeoutMs, signal: options.signal, connection });
+      throw classifyRequestError(error, { server: this.name, what: 'tools/list', timeoutMs, signal: undefined, connection });
     });
-    this.toolCache = { connection, tools };
-    return tools;
   }
 
   /**

@@ -22,6 +22,8 @@ export class FakeServers {
   /** Behaviours for the next attempts, used in order; `ok` once the script runs out. */
   readonly script: StartBehaviour[] = [];
   spawns = 0;
+  /** How long tools/list takes to answer (a slow server). */
+  listDelayMs = 0;
   readonly spawnTimes: number[] = [];
   private live = new Set<{ close(): Promise<void> }>();
   private current: { connection: ClientConnection; serverSide: InMemoryTransport } | undefined;
@@ -108,12 +110,13 @@ export class FakeServers {
 
   private createServer(): Server {
     const server = new Server({ name: 'fake', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      if (this.listDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.listDelayMs));
+      return { tools: [
         { name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
         { name: 'sleep', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
-      ],
-    }));
+      ] };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const args = request.params.arguments ?? {};
       if (request.params.name === 'sleep') {

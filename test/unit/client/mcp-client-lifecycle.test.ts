@@ -370,4 +370,23 @@ describe('McpClient over the server machine (fake connections)', () => {
     await again;
     expect(c.status().restarts).toBe(0);
   });
+
+  it('serves concurrent listTools from one listing, each within its own deadline and signal', async () => {
+    const c = client();
+    const started = c.start();
+    await flush();
+    await started;
+    fakes.listDelayMs = 1_000;
+    const controller = new AbortController();
+    const impatient = rejection(c.listTools({ signal: controller.signal }));
+    const hasty = rejection(c.listTools({ timeoutMs: 200 }));
+    const patient = c.listTools();
+    await flush(100);
+    controller.abort();
+    await flush(100);
+    expect((await impatient).code).toBe('CANCELLED');
+    expect((await hasty).code).toBe('REQUEST_TIMEOUT');
+    await flush(1_000);
+    expect((await patient).map((t) => t.name)).toEqual(['echo', 'sleep']);
+  });
 });
