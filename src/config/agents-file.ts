@@ -28,7 +28,9 @@ import { validateServerConfig } from './validate-server-config.js';
 
 /** Capabilities that replace what the registry infers for a tool. YAML keys: read_only, writes, destructive, idempotent, open_world. */
 import type { CapabilityOverrides } from '../registry/capabilities.js';
+import { toolPatternMatches } from '../registry/tool-filter.js';
 export type { CapabilityOverrides };
+export { toolPatternMatches };
 
 /** One server included by a skill, with the tools it keeps and their overrides. */
 export interface SkillServerRef {
@@ -376,16 +378,6 @@ function contradictions(overrides: Record<string, unknown>): Contradiction[] {
   if (readOnly === true && destructive === true) clash('read_only', 'destructive', 'a destructive tool writes: keep one of them');
   if (writes === false && destructive === true) clash('destructive', 'writes', 'a destructive tool writes: keep one of them');
   return found;
-}
-
-/**
- * Whether a tool name matches an include / exclude pattern: an exact name, or a glob where `*`
- * is any run of characters and `?` any one character.
- */
-export function toolPatternMatches(pattern: string, tool: string): boolean {
-  if (!/[*?]/.test(pattern)) return pattern === tool;
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 's').test(tool);
 }
 
 /** Whether a skill's server entry keeps `tool`: matched by `include` (or no include), and not by `exclude`. */

@@ -11,7 +11,12 @@ export interface ToolFilter {
 
 function globToRegExp(pattern: string): RegExp {
   const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
+  return new RegExp(`^${body}$`, 's');
+}
+
+/** Whether a tool name matches one include / exclude entry: an exact name, or a `*` / `?` glob. */
+export function toolPatternMatches(pattern: string, tool: string): boolean {
+  return /[*?]/.test(pattern) ? globToRegExp(pattern).test(tool) : pattern === tool;
 }
 
 /** A predicate for `filter`, compiled once. */

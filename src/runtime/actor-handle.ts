@@ -11,6 +11,7 @@ import { executeToolCall } from '../calls/execute-tool-call.js';
 import { unknownToolOutcome } from '../calls/run-tool-call.js';
 import { toolCallSteps } from '../calls/tool-call-steps.js';
 import type { DomainServer } from '../inprocess/define-server.js';
+import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
 import { actorMachine, type ActivationReport } from '../machines/actor-machine.js';
@@ -53,7 +54,6 @@ export interface ActorWiring {
   readonly onDeactivated: () => Promise<void>;
 }
 
-const DEFAULT_TENANT_NAMES = ['org_id', 'tenant', 'tenant_id'];
 
 export class ActorHandle implements AsyncDisposable {
   readonly name: string;
@@ -89,7 +89,7 @@ export class ActorHandle implements AsyncDisposable {
       actor: this.name,
       tenant: this.tenant,
       policy: wiring.spec.permissions,
-      tenantArgumentNames: new Set([...DEFAULT_TENANT_NAMES, tenantKey].map((n) => n.toLowerCase())),
+      tenantArgumentNames: new Set([...DEFAULT_TENANT_ARGUMENT_NAMES, tenantKey].map((n) => n.toLowerCase())),
       approve: wiring.approve,
     });
     this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: this.authorize });
