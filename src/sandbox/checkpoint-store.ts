@@ -5,7 +5,9 @@
  *
  * Cost: each snapshot `lstat`s every entry once in Node (the only O(tree) part, about 4-5 µs an
  * entry here) and hands git only the paths whose stat changed; git's persistent private index and
- * its cache tree make hashing and `write-tree` grow with the changed files. A rollback is journaled
+ * its cache tree make hashing and `write-tree` grow with the changed files. Given `changedPaths`
+ * (a watcher's events), a snapshot re-reads only those (see `partial-walk.ts`), so its whole cost
+ * grows with the changes. A rollback is journaled
  * and every step is idempotent, so one interrupted by a crash finishes on the next `open()`.
  */
 import { lstatSync } from 'node:fs';
@@ -17,16 +19,25 @@ import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actor
 import { changeSet, type FileChange, type SnapshotSide } from './change-set.js';
 import { createGit, initRepository, splitNul, type Git, type GitLocation } from './git.js';
 import {
+  applyHints,
+  ManifestTables,
+  MAX_CHANGED_PATHS,
+  partialRacy,
+  planIndexUpdate,
+  planPartialUpdate,
+  racyPaths,
+  WalkIndex,
+  type WalkCache,
+} from './partial-walk.js';
+import {
   buildManifest,
   indexManifest,
-  isUnindexable,
   loadManifest,
   removeStrays,
   restoreDirectories,
   restoreExtras,
   restoreModes,
   saveManifest,
-  sameStat,
   unlockDirectories,
   walkTree,
   type EntryStat,
@@ -34,6 +45,7 @@ import {
 } from './tree-manifest.js';
 
 export type { FileChange } from './change-set.js';
+export { planIndexUpdate, racyPaths, type IndexUpdate, type WalkCache } from './partial-walk.js';
 
 /** The steps of a rollback, in order; `onRollbackStep` is called after each. */
 export const RollbackStep = {
@@ -58,6 +70,30 @@ export interface CheckpointStoreOptions {
   readonly storeDir?: string;
   /** Test seam: called after each rollback step; a throw leaves the rollback half-done, as a crash would. */
   readonly onRollbackStep?: (step: RollbackStep) => void | Promise<void>;
+  /** Test and metrics seam: called after each snapshot with how it read the tree. */
+  readonly onSnapshot?: (info: SnapshotInfo) => void;
+}
+
+/** How a snapshot read the tree. */
+export interface SnapshotInfo {
+  /** `partial`: only the changed paths were read again; `full`: every entry was. */
+  readonly walk: 'full' | 'partial';
+  /** Entries `lstat`ed (for `partial`: the paths re-read, present or gone). */
+  readonly entries: number;
+}
+
+/** Options of `checkpoint()` and `changesSince()`. */
+export interface SnapshotOptions {
+  /**
+   * Every path (relative to the root, `/`-separated) that may have changed since this store's last
+   * snapshot — checkpoint, `changesSince` or rollback — as a recursive file watcher reports them.
+   * Only these, their ancestors and the subtrees of those that are or were directories are read
+   * again; the rest is taken as it was. A set that misses a change gives a wrong snapshot, so pass
+   * `undefined` whenever unsure (the watcher overflowed, failed or gave a null name): the whole
+   * tree is walked. Also walked in full: the first snapshot, the one after a rollback or a failed
+   * snapshot, and when a path is absolute, has a `..` part or there are more than 4,096.
+   */
+  readonly changedPaths?: Iterable<string> | undefined;
 }
 
 export interface Checkpoint {
@@ -88,20 +124,18 @@ interface Snapshot {
   readonly walk: ReadonlyMap<string, EntryStat>;
 }
 
-/** What the last snapshot saw; the next one hands git only what differs from it. */
-export interface WalkCache {
-  readonly walk: ReadonlyMap<string, EntryStat>;
-  /** Entries changed in the same clock tick as the walk: a later change could keep their stat, so always recheck them. */
-  readonly racy: ReadonlySet<string>;
-  readonly extraBlobs: ReadonlyMap<string, string>;
-  /** The tree the index holds. */
-  readonly tree: string;
-}
-
 const STORE_FORMAT = 'mcp-actors-checkpoints/1';
 const STORE_FILE = 'checkpoints.json';
 const JOURNAL_FILE = 'rollback-in-progress';
 const HASH_CHUNK = 200;
+
+/** The last snapshot, for the next one; `index` and `tables` are updated in place by a partial one. */
+interface SnapshotCache extends WalkCache {
+  readonly index: WalkIndex;
+  readonly tables: ManifestTables;
+  /** False when the tree may differ from `index` in paths no watcher reported (after a rollback). */
+  readonly hintable: boolean;
+}
 
 /**
  * Snapshots of a directory that can be restored exactly.
@@ -120,10 +154,11 @@ export class CheckpointStore {
   readonly storeDir: string;
   readonly #git: Git;
   readonly #onRollbackStep: CheckpointStoreOptions['onRollbackStep'];
+  readonly #onSnapshot: CheckpointStoreOptions['onSnapshot'];
   readonly #manifests = new Map<string, TreeManifest>();
   #checkpoints: StoredCheckpoint[];
   #nextNumber: number;
-  #cache: WalkCache | undefined;
+  #cache: WalkCache | SnapshotCache | undefined;
   #pendingRollback = false;
   #disposed = false;
   #disposal: Promise<void> | undefined;
@@ -134,6 +169,7 @@ export class CheckpointStore {
     this.storeDir = storeDir;
     this.#git = createGit(locationOf(root, storeDir));
     this.#onRollbackStep = options.onRollbackStep;
+    this.#onSnapshot = options.onSnapshot;
     this.#checkpoints = [...file.checkpoints];
     this.#nextNumber = file.nextNumber;
   }
@@ -161,11 +197,11 @@ export class CheckpointStore {
     return store;
   }
 
-  /** Takes a snapshot of everything under `root` and records it. */
-  checkpoint(label?: string): Promise<Checkpoint> {
+  /** Takes a snapshot of everything under `root` and records it; `changedPaths` makes it cheap (see `SnapshotOptions`). */
+  checkpoint(label?: string, options: SnapshotOptions = {}): Promise<Checkpoint> {
     return this.#exclusive('checkpoint', async () => {
       await this.#finishPendingRollback();
-      const snapshot = await this.#snapshot();
+      const snapshot = await this.#snapshot(options.changedPaths);
       const stored: StoredCheckpoint = {
         id: `ckpt-${this.#nextNumber}`,
         createdAt: Date.now(),
@@ -204,11 +240,11 @@ export class CheckpointStore {
   }
 
   /** The changes from checkpoint `id` to the tree as it is now (snapshotted, not recorded). */
-  changesSince(id: string): Promise<FileChange[]> {
+  changesSince(id: string, options: SnapshotOptions = {}): Promise<FileChange[]> {
     return this.#exclusive('changesSince', async () => {
       const from = this.#find(id);
       await this.#finishPendingRollback();
-      const now = await this.#snapshot();
+      const now = await this.#snapshot(options.changedPaths);
       return changeSet(this.#git, await this.#side(from.tree, from.manifest), { tree: now.tree, manifest: indexManifest(now.manifest) });
     });
   }
@@ -225,22 +261,56 @@ export class CheckpointStore {
 
   // ---- snapshot ----
 
-  async #snapshot(): Promise<Snapshot> {
+  async #snapshot(changedPaths?: Iterable<string>): Promise<Snapshot> {
+    const cache = this.#cache;
+    const hintable = changedPaths !== undefined && cache !== undefined && 'hintable' in cache && cache.hintable;
+    try {
+      return (hintable ? await this.#partialSnapshot(cache, changedPaths) : undefined) ?? (await this.#fullSnapshot());
+    } catch (error) {
+      // The caller's changed paths are spent: the next snapshot walks everything. A partial one may
+      // have left the walk index half updated, so that one starts again from git's stat cache.
+      this.#cache = hintable ? undefined : cache && { ...cache, hintable: false };
+      throw error;
+    }
+  }
+
+  async #partialSnapshot(cache: SnapshotCache, changedPaths: Iterable<string>): Promise<Snapshot | undefined> {
+    const stamp = await this.#clockTick();
+    // Entries that were racy are read again: their stat may not show a change.
+    const touched = await applyHints(this.root, cache.index, [...changedPaths, ...cache.racy], MAX_CHANGED_PATHS + cache.racy.size);
+    if (touched === undefined) return undefined;
+    const walk = cache.index.entries;
+    const { changed, removed, extrasToHash, extraBlobs } = planPartialUpdate(cache, walk, touched);
+    const tree = await this.#updateIndex(changed, removed, cache.tree);
+    for (const [path, blob] of await this.#hashFiles(extrasToHash)) extraBlobs.set(path, blob);
+    const manifest = cache.tables.update(this.root, walk, touched, extraBlobs);
+    const manifestId = await saveManifest(join(this.storeDir, 'manifests'), manifest);
+    this.#manifests.set(manifestId, manifest);
+    this.#cache = { ...cache, walk, racy: partialRacy(cache.racy, walk, touched, stamp), extraBlobs, tree };
+    this.#onSnapshot?.({ walk: 'partial', entries: touched.size });
+    return { tree, manifest, manifestId, walk };
+  }
+
+  async #updateIndex(changed: readonly string[], removed: readonly string[], unchangedTree: string | undefined): Promise<string> {
+    if (removed.length > 0) await this.#git(['update-index', '--force-remove', '-z', '--stdin'], { input: nulList(removed) });
+    if (changed.length > 0) await this.#git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: nulList(changed) });
+    if (removed.length === 0 && changed.length === 0 && unchangedTree) return unchangedTree;
+    return (await this.#git(['write-tree'])).toString('utf8').trim();
+  }
+
+  async #fullSnapshot(): Promise<Snapshot> {
     const stamp = await this.#clockTick();
     const walk = await walkTree(this.root);
     const previous = this.#cache ?? (await this.#indexedPaths());
     const { changed, removed, extrasToHash, extraBlobs } = planIndexUpdate(previous, walk);
-    if (removed.length > 0) await this.#git(['update-index', '--force-remove', '-z', '--stdin'], { input: nulList(removed) });
-    if (changed.length > 0) await this.#git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: nulList(changed) });
-    const tree =
-      removed.length === 0 && changed.length === 0 && this.#cache
-        ? this.#cache.tree
-        : (await this.#git(['write-tree'])).toString('utf8').trim();
+    const tree = await this.#updateIndex(changed, removed, this.#cache?.tree);
     for (const [path, blob] of await this.#hashFiles(extrasToHash)) extraBlobs.set(path, blob);
     const manifest = buildManifest(this.root, walk, extraBlobs);
     const manifestId = await saveManifest(join(this.storeDir, 'manifests'), manifest);
     this.#manifests.set(manifestId, manifest);
-    this.#cache = { walk, racy: racyPaths(walk, stamp), extraBlobs, tree };
+    const index = new WalkIndex(walk);
+    this.#cache = { walk, racy: racyPaths(walk, stamp), extraBlobs, tree, index, tables: new ManifestTables(manifest), hintable: true };
+    this.#onSnapshot?.({ walk: 'full', entries: walk.size });
     return { tree, manifest, manifestId, walk };
   }
 
@@ -309,8 +379,9 @@ export class CheckpointStore {
       await rm(join(this.storeDir, JOURNAL_FILE), { force: true });
       this.#pendingRollback = false;
       // The index now holds the target; the old walk stays as the cache, so everything git or the
-      // steps above rewrote has a different stat and is handed to git (which finds it clean).
-      if (this.#cache) this.#cache = { ...this.#cache, tree: target.tree };
+      // steps above rewrote has a different stat and is handed to git (which finds it clean). No
+      // watcher is told what the steps rewrote, so the next snapshot walks everything.
+      if (this.#cache) this.#cache = { ...this.#cache, tree: target.tree, hintable: false };
     } catch (error) {
       this.#cache = undefined;
       throw new McpActorsError(
@@ -402,57 +473,6 @@ export class CheckpointStore {
     this.#queue = next.catch(() => undefined);
     return next;
   }
-}
-
-/** What a snapshot hands git, given the last walk and this one. */
-export interface IndexUpdate {
-  /** Indexable files and symlinks that are new or whose stat changed (or was racy): `update-index --add`. */
-  readonly changed: string[];
-  /** Indexed paths that are gone or no longer indexable: `update-index --force-remove`. */
-  readonly removed: string[];
-  /** Unindexable files to hash into the object store. */
-  readonly extrasToHash: string[];
-  /** Blob ids of unindexable files that did not change. */
-  readonly extraBlobs: Map<string, string>;
-}
-
-/** Compares two walks by stat; an entry that was racy last time counts as changed. */
-export function planIndexUpdate(previous: Pick<WalkCache, 'walk' | 'racy' | 'extraBlobs'>, walk: ReadonlyMap<string, EntryStat>): IndexUpdate {
-  const changed: string[] = [];
-  const extrasToHash: string[] = [];
-  const extraBlobs = new Map<string, string>();
-  for (const [path, now] of walk) {
-    if (now.type !== 'file' && now.type !== 'symlink') continue;
-    const before = previous.walk.get(path);
-    const unchanged = before !== undefined && !previous.racy.has(path) && sameStat(before, now);
-    if (!isUnindexable(path, now.type)) {
-      if (!unchanged) changed.push(path);
-    } else if (now.type === 'file') {
-      const blob = unchanged ? previous.extraBlobs.get(path) : undefined;
-      if (blob === undefined) extrasToHash.push(path);
-      else extraBlobs.set(path, blob);
-    }
-  }
-  const removed: string[] = [];
-  for (const [path, before] of previous.walk) {
-    if ((before.type !== 'file' && before.type !== 'symlink') || isUnindexable(path, before.type)) continue;
-    const now = walk.get(path);
-    if (now && (now.type === 'file' || now.type === 'symlink') && !isUnindexable(path, now.type)) continue;
-    removed.push(path);
-  }
-  return { changed, removed, extrasToHash, extraBlobs };
-}
-
-/**
- * Entries stamped in the clock tick of the walk or later: on a filesystem with coarse timestamps a
- * second change in that tick can leave size, mtime and ctime as they were, so they are rechecked.
- */
-export function racyPaths(walk: ReadonlyMap<string, EntryStat>, stamp: number): Set<string> {
-  const racy = new Set<string>();
-  for (const [path, entry] of walk) {
-    if ((entry.type === 'file' || entry.type === 'symlink') && (entry.mtimeMs >= stamp || entry.ctimeMs >= stamp)) racy.add(path);
-  }
-  return racy;
 }
 
 function publicCheckpoint({ manifest: _manifest, ...checkpoint }: StoredCheckpoint): Checkpoint {

@@ -3,17 +3,19 @@
  * lock, the path rewriter, the checkpoint store, the baseline (the tree after the last committed
  * write), and a recursive file watcher that notices when a read-only call changed something.
  *
- * The watcher is only a cheap trigger: when it fired, the tree is compared with the baseline
- * (git's stat cache makes that cost grow with the changed files), so late or spurious events
- * never blame a call for a change it did not make.
+ * The watcher is a cheap trigger: when it fired, the tree is compared with the baseline (git's
+ * stat cache makes that cost grow with the changed files), so late or spurious events never blame
+ * a call for a change it did not make. Its events also tell each snapshot which paths to read
+ * again (`changedPaths`), so a checkpoint costs what changed, not the size of the tree; when it is
+ * unsure (see `tree-watcher.ts`) the snapshot walks everything.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CommitReport, FileChange, RollbackReport } from '../machines/tool-call-io.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { SandboxPathRewriter } from './path-rewriter.js';
 import { ReadersWriterLock } from './readers-writer-lock.js';
+import { TreeWatcher } from './tree-watcher.js';
 
 export interface WorkspaceRoots {
   /** The sandbox root (what servers see). */
@@ -28,13 +30,15 @@ export class SandboxWorkspace implements AsyncDisposable {
   private baselineId: string;
   private readonly initialId: string;
   private dirty = false;
+  /** The next snapshot ignores the watcher's changed paths (see `markDirty`). */
+  private walkAll = false;
   private readonly committed: FileChange[] = [];
 
   private constructor(
     readonly roots: WorkspaceRoots,
     readonly checkpoints: CheckpointStore,
     initialId: string,
-    private readonly watcher: FSWatcher | undefined,
+    private readonly watcher: TreeWatcher | undefined,
   ) {
     this.rewriter = new SandboxPathRewriter({ sandboxRoot: roots.root, hostRoot: roots.logicalRoot });
     this.initialId = initialId;
@@ -48,24 +52,25 @@ export class SandboxWorkspace implements AsyncDisposable {
    */
   static async open(roots: WorkspaceRoots): Promise<SandboxWorkspace> {
     const checkpoints = await CheckpointStore.open({ root: roots.root });
-    let initial;
-    try {
-      initial = await checkpoints.checkpoint('baseline');
-    } catch (error) {
-      await checkpoints.dispose().catch(() => undefined);
-      throw error;
-    }
-    let watcher: FSWatcher | undefined;
     const workspace: { current?: SandboxWorkspace } = {};
+    // Watching starts before the baseline, so no change after the baseline's walk goes unreported.
+    let watcher: TreeWatcher | undefined;
     try {
-      watcher = watch(roots.root, { recursive: true, persistent: false }, () => {
-        if (workspace.current) workspace.current.dirty = true;
-      });
-      watcher.on('error', () => {
-        if (workspace.current) workspace.current.dirty = true;
+      watcher = TreeWatcher.open(checkpoints.root, {
+        onEvent: () => {
+          if (workspace.current) workspace.current.dirty = true;
+        },
       });
     } catch {
-      watcher = undefined; // without a watcher every read-only call is verified (dirty stays true)
+      watcher = undefined; // without a watcher every read-only call is verified (dirty stays true) and every snapshot walks
+    }
+    let initial;
+    try {
+      initial = await checkpoints.checkpoint('baseline', { changedPaths: watcher?.take() });
+    } catch (error) {
+      watcher?.close();
+      await checkpoints.dispose().catch(() => undefined);
+      throw error;
     }
     workspace.current = new SandboxWorkspace(roots, checkpoints, initial.id, watcher);
     if (!watcher) workspace.current.dirty = true;
@@ -74,12 +79,14 @@ export class SandboxWorkspace implements AsyncDisposable {
 
   /** A checkpoint before a call that may write. */
   async checkpoint(label?: string): Promise<string> {
-    return (await this.checkpoints.checkpoint(label)).id;
+    return (await this.checkpoints.checkpoint(label, this.changedPaths())).id;
   }
 
   /** After a write call: its changes, and the new baseline. */
   async commitWrite(checkpointId: string | undefined): Promise<CommitReport> {
-    const after = await this.checkpoints.checkpoint('after call');
+    // The call's own events must be in this checkpoint's changed paths, not the next one's.
+    await settleWatcherEvents();
+    const after = await this.checkpoints.checkpoint('after call', this.changedPaths());
     const changes = checkpointId ? await this.checkpoints.changesBetween(checkpointId, after.id) : [];
     this.baselineId = after.id;
     this.dirty = this.watcher === undefined;
@@ -91,7 +98,7 @@ export class SandboxWorkspace implements AsyncDisposable {
   async verifyReadOnly(toolName: string): Promise<CommitReport> {
     await settleWatcherEvents();
     if (!this.dirty) return { ok: true, changes: [] };
-    const changes = await this.checkpoints.changesSince(this.baselineId);
+    const changes = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
     if (changes.length === 0) {
       this.dirty = this.watcher === undefined;
       return { ok: true, changes: [] };
@@ -111,6 +118,7 @@ export class SandboxWorkspace implements AsyncDisposable {
   /** Something may have changed the tree behind the watcher's back (a tool that outlived its call). */
   markDirty(): void {
     this.dirty = true;
+    this.walkAll = true;
   }
 
   /** Back to a call's checkpoint, or — without one — to the baseline if the sandbox changed. */
@@ -121,7 +129,7 @@ export class SandboxWorkspace implements AsyncDisposable {
     }
     await settleWatcherEvents();
     if (!this.dirty) return { restored: false, violation: undefined };
-    const changes = await this.checkpoints.changesSince(this.baselineId);
+    const changes = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
     if (changes.length === 0) return { restored: false, violation: undefined };
     await this.checkpoints.rollback(this.baselineId);
     return {
@@ -150,7 +158,18 @@ export class SandboxWorkspace implements AsyncDisposable {
 
   /** The net change set since the workspace was opened. */
   async changes(): Promise<FileChange[]> {
-    return this.checkpoints.changesSince(this.initialId);
+    return this.checkpoints.changesSince(this.initialId, this.changedPaths());
+  }
+
+  /**
+   * The paths changed since the store's last snapshot, for the snapshot about to be queued (take it
+   * in the same synchronous step as the call to the store, so the sets follow the store's queue).
+   */
+  private changedPaths(): { changedPaths: string[] | undefined } {
+    const changedPaths = this.watcher?.take();
+    if (!this.walkAll) return { changedPaths };
+    this.walkAll = false;
+    return { changedPaths: undefined };
   }
 
   async dispose(): Promise<void> {

@@ -72,11 +72,12 @@ const YIELD_EVERY = 2_000;
 /**
  * Reads every entry under `root` with `lstat` (never following a symlink), except a `.git` entry at
  * the top, which belongs to the worktree. Vanished entries are skipped; unreadable ones throw.
+ * `from` walks only that subtree (itself included), keyed by paths relative to `root` as well.
  */
-export async function walkTree(root: string): Promise<Map<string, EntryStat>> {
+export async function walkTree(root: string, from = ''): Promise<Map<string, EntryStat>> {
   const entries = new Map<string, EntryStat>();
-  entries.set('', statEntry(root));
-  const pending: string[] = [''];
+  entries.set(from, statEntry(from === '' ? root : join(root, from)));
+  const pending: string[] = entries.get(from)?.type === 'dir' ? [from] : [];
   let sinceYield = 0;
   while (pending.length > 0) {
     const dir = pending.pop() as string;
@@ -152,27 +153,35 @@ export function buildManifest(root: string, walk: TreeWalk, extraBlobs: Readonly
   const modes: [string, number][] = [];
   const extras: ExtraEntry[] = [];
   for (const [path, stat] of walk) {
-    if (stat.type === 'dir') {
-      dirs.push([path, stat.perm]);
-    } else if (stat.type === 'file' || stat.type === 'symlink') {
-      if (isUnindexable(path, stat.type)) {
-        if (stat.type === 'symlink') {
-          extras.push({ path, type: 'symlink', target: readlinkSync(join(root, path)) });
-        } else {
-          const blob = extraBlobs.get(path);
-          if (blob === undefined) throw new Error(`no blob for unindexable file ${JSON.stringify(path)}`);
-          extras.push({ path, type: 'file', blob, perm: stat.perm });
-        }
-      } else if (stat.type === 'file' && stat.perm !== gitPerm(stat.perm)) {
-        modes.push([path, stat.perm]);
-      }
-    }
+    const item = manifestItem(root, path, stat, extraBlobs);
+    if (item?.kind === 'dir') dirs.push([path, item.perm]);
+    else if (item?.kind === 'mode') modes.push([path, item.perm]);
+    else if (item?.kind === 'extra') extras.push(item.entry);
   }
   const byPath = <T>(key: (item: T) => string) => (a: T, b: T) => compareStrings(key(a), key(b));
   dirs.sort(byPath((item) => item[0]));
   modes.sort(byPath((item) => item[0]));
   extras.sort(byPath((item) => item.path));
   return { format: 1, dirs, modes, extras };
+}
+
+/** Where one walk entry goes in the manifest, if anywhere. */
+export type ManifestItem =
+  | { readonly kind: 'dir'; readonly perm: number }
+  | { readonly kind: 'mode'; readonly perm: number }
+  | { readonly kind: 'extra'; readonly entry: ExtraEntry };
+
+/** The manifest item of one entry: `buildManifest` for a single path (reads an unindexable symlink's target). */
+export function manifestItem(root: string, path: string, stat: EntryStat, extraBlobs: ReadonlyMap<string, string>): ManifestItem | undefined {
+  if (stat.type === 'dir') return { kind: 'dir', perm: stat.perm };
+  if (stat.type !== 'file' && stat.type !== 'symlink') return undefined;
+  if (isUnindexable(path, stat.type)) {
+    if (stat.type === 'symlink') return { kind: 'extra', entry: { path, type: 'symlink', target: readlinkSync(join(root, path)) } };
+    const blob = extraBlobs.get(path);
+    if (blob === undefined) throw new Error(`no blob for unindexable file ${JSON.stringify(path)}`);
+    return { kind: 'extra', entry: { path, type: 'file', blob, perm: stat.perm } };
+  }
+  return stat.type === 'file' && stat.perm !== gitPerm(stat.perm) ? { kind: 'mode', perm: stat.perm } : undefined;
 }
 
 export function indexManifest(manifest: TreeManifest): ManifestIndex {
@@ -304,7 +313,8 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function statEntry(absolute: string): EntryStat {
+/** One `lstat` of `absolute`, never following a symlink. */
+export function statEntry(absolute: string): EntryStat {
   const stat = lstatSync(absolute);
   const type: EntryType = stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : stat.isSymbolicLink() ? 'symlink' : 'other';
   return { type, perm: stat.mode & 0o7777, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
@@ -322,7 +332,8 @@ function ancestorsAreTargetDirs(path: string, target: ManifestIndex): boolean {
   }
 }
 
-function parentOf(path: string): string {
+/** The parent of a relative path; `''` (the root) for a top-level one. */
+export function parentOf(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
 }
@@ -364,7 +375,7 @@ function assertUtf8Names(absolute: string, dir: string): void {
   }
 }
 
-function walkError(path: string, error: unknown): McpActorsError {
+export function walkError(path: string, error: unknown): McpActorsError {
   return new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `cannot read ${JSON.stringify(path || '.')} while taking a snapshot: ${messageOf(error)}`, {
     cause: error,
     details: { path },

@@ -649,3 +649,178 @@ describe('planIndexUpdate', () => {
     expect([...racyPaths(walk, 10)].sort()).toEqual(['later', 'same-tick']);
   });
 });
+
+describe('CheckpointStore with changed paths (hints)', () => {
+  /** Two identical trees: one store is told what changed, the other walks everything. */
+  async function twins(): Promise<{ roots: [string, string]; hinted: CheckpointStore; full: CheckpointStore; walks: string[] }> {
+    const roots: [string, string] = [tempDir(), tempDir()];
+    for (const root of roots) seed(root);
+    const walks: string[] = [];
+    const hinted = await openStore(roots[0], { onSnapshot: (info) => walks.push(info.walk) });
+    const full = await openStore(roots[1]);
+    await hinted.checkpoint();
+    await full.checkpoint();
+    return { roots, hinted, full, walks };
+  }
+
+  function manifestOf(store: CheckpointStore, id: string): string {
+    const file = JSON.parse(readFileSync(join(store.storeDir, 'checkpoints.json'), 'utf8')) as { checkpoints: { id: string; manifest: string }[] };
+    const manifest = file.checkpoints.find((c) => c.id === id)?.manifest ?? '';
+    return readFileSync(join(store.storeDir, 'manifests', `${manifest}.json`), 'utf8');
+  }
+
+  const cases: [name: string, hints: string[], mutate: (root: string) => void][] = [
+    ['a modified file', ['src/index.ts'], (root) => write(root, 'src/index.ts', 'export const a = 42;\n')],
+    ['a created file', ['src/new.ts'], (root) => write(root, 'src/new.ts', 'new\n')],
+    ['a deleted file', ['src/lib/util.ts'], (root) => unlinkSync(join(root, 'src/lib/util.ts'))],
+    ['a chmod of a file', ['secret.key'], (root) => chmodSync(join(root, 'secret.key'), 0o644)],
+    ['a chmod of a directory', ['src/lib'], (root) => chmodSync(join(root, 'src/lib'), 0o700)],
+    ['a chmod of the root', [''], (root) => chmodSync(root, 0o750)],
+    ['a new empty directory', ['fresh'], (root) => mkdirSync(join(root, 'fresh'))],
+    ['new nested directories with a file (only the top one named)', ['a'], (root) => write(root, 'a/b/c/d.txt', 'deep')],
+    ['a removed empty directory', ['empty/nested'], (root) => rmSync(join(root, 'empty/nested'), { recursive: true })],
+    ['a removed directory with files (only the directory named)', ['src'], (root) => rmSync(join(root, 'src'), { recursive: true })],
+    ['a renamed directory', ['src', 'moved'], (root) => renameSync(join(root, 'src'), join(root, 'moved'))],
+    ['a created symlink', ['readme-link'], (root) => symlinkSync('README.md', join(root, 'readme-link'))],
+    ['a retargeted symlink', ['link-to-index'], (root) => {
+      unlinkSync(join(root, 'link-to-index'));
+      symlinkSync('src/lib/util.ts', join(root, 'link-to-index'));
+    }],
+    ['a file replaced by a directory', ['README.md'], (root) => {
+      unlinkSync(join(root, 'README.md'));
+      write(root, 'README.md/inside.txt', 'inside');
+    }],
+    ['a directory replaced by a file', ['src'], (root) => {
+      rmSync(join(root, 'src'), { recursive: true });
+      write(root, 'src', 'now a file');
+    }],
+    ['a directory replaced by a symlink', ['src'], (root) => {
+      rmSync(join(root, 'src'), { recursive: true });
+      symlinkSync('bin', join(root, 'src'));
+    }],
+    ['entries git cannot index', ['vendor/.git/config', 'vendor/.git/link'], (root) => {
+      write(root, 'vendor/.git/config', '[core]\n', 0o600);
+      symlinkSync('config', join(root, 'vendor/.git/link'));
+    }],
+    ['a hint below a file that is now a directory', ['README.md/inside.txt'], (root) => {
+      unlinkSync(join(root, 'README.md'));
+      write(root, 'README.md/inside.txt', 'inside');
+    }],
+    ['hints with ./ and trailing slashes, and one for a path that never existed', ['./src//index.ts', 'nowhere/at/all', 'src/'], (root) => write(root, 'src/index.ts', 'x')],
+  ];
+
+  for (const [name, hints, mutate] of cases) {
+    it(`gives the same tree and manifest as a full walk after ${name}, and rolls back and forward exactly`, async () => {
+      const { roots, hinted, full, walks } = await twins();
+      for (const root of roots) mutate(root);
+      const expected = snapshotTree(roots[0]);
+      const [a, b] = [await hinted.checkpoint('after', { changedPaths: hints }), await full.checkpoint('after')];
+      expect(walks).toEqual(['full', 'partial']);
+      expect(a.tree).toBe(b.tree);
+      expect(manifestOf(hinted, a.id)).toBe(manifestOf(full, b.id));
+      expect(await hinted.changesBetween('ckpt-1', a.id)).toEqual(await full.changesBetween('ckpt-1', b.id));
+      await hinted.rollback('ckpt-1');
+      await hinted.rollback(a.id);
+      expect(snapshotTree(roots[0])).toEqual(expected);
+    });
+
+    it(`reports the same changesSince with hints as without after ${name}`, async () => {
+      const { roots, hinted, full } = await twins();
+      for (const root of roots) mutate(root);
+      expect(await hinted.changesSince('ckpt-1', { changedPaths: hints })).toEqual(await full.changesSince('ckpt-1'));
+      // The snapshot of changesSince counts: nothing changed since it, so no hints are needed.
+      expect(await hinted.changesSince('ckpt-1', { changedPaths: [] })).toEqual(await full.changesSince('ckpt-1'));
+    });
+  }
+
+  it('rechecks a file rewritten to the same size right after the checkpoint, when named', async () => {
+    const root = tempDir();
+    const store = await openStore(root);
+    for (let i = 0; i < 10; i += 1) {
+      write(root, 'f', `v${i % 10}`);
+      const checkpoint = await store.checkpoint(undefined, { changedPaths: ['f'] });
+      write(root, 'f', `w${i % 10}`);
+      expect((await store.changesSince(checkpoint.id, { changedPaths: ['f'] })).map((c) => c.path)).toEqual(['f']);
+    }
+  });
+
+  it('trusts the hints: a change they do not name is not seen until a full walk (callers must name every change)', async () => {
+    const root = tempDir();
+    seed(root);
+    const store = await openStore(root);
+    const first = await store.checkpoint();
+    write(root, 'README.md', 'unnamed change');
+    expect(await store.changesSince(first.id, { changedPaths: [] })).toEqual([]);
+    expect((await store.changesSince(first.id)).map((c) => c.path)).toEqual(['README.md']);
+  });
+
+  describe('falls back to a full walk', () => {
+    async function walkKind(prepare: (store: CheckpointStore, root: string) => Promise<void>, hints: Iterable<string>): Promise<string[]> {
+      const root = tempDir();
+      seed(root);
+      const walks: string[] = [];
+      const store = await openStore(root, { onSnapshot: (info) => walks.push(info.walk) });
+      await prepare(store, root);
+      write(root, 'README.md', 'changed');
+      walks.length = 0;
+      const after = await store.checkpoint(undefined, { changedPaths: hints });
+      // A full walk finds nothing the hinted checkpoint missed.
+      expect(await store.changesSince(after.id)).toEqual([]);
+      return walks.slice(0, 1);
+    }
+    const once = async (store: CheckpointStore): Promise<void> => {
+      await store.checkpoint();
+    };
+
+    it('uses the hints after a first full snapshot (the control case)', async () => {
+      expect(await walkKind(once, ['README.md'])).toEqual(['partial']);
+    });
+    it('on the first snapshot of a store', async () => {
+      expect(await walkKind(async () => undefined, ['README.md'])).toEqual(['full']);
+    });
+    it('on the first snapshot after reopening a store', async () => {
+      const root = tempDir();
+      const storeDir = join(tempDir('ckpt-store-'), 'store');
+      seed(root);
+      await (await CheckpointStore.open({ root, storeDir })).checkpoint();
+      const walks: string[] = [];
+      const store = await openStore(root, { storeDir, onSnapshot: (info) => walks.push(info.walk) });
+      await store.checkpoint(undefined, { changedPaths: [] });
+      expect(walks).toEqual(['full']);
+    });
+    it('for a path that escapes the root', async () => {
+      expect(await walkKind(once, ['README.md', '../outside'])).toEqual(['full']);
+      expect(await walkKind(once, ['README.md', 'src/../../outside'])).toEqual(['full']);
+    });
+    it('for an absolute path', async () => {
+      expect(await walkKind(once, ['README.md', '/etc/passwd'])).toEqual(['full']);
+    });
+    it('for a name that was not valid UTF-8', async () => {
+      expect(await walkKind(once, ['README.md', 'bad-\uFFFD'])).toEqual(['full']);
+    });
+    it('for more than 4,096 paths', async () => {
+      const many = Array.from({ length: 4_097 }, (_, i) => `p${i}`);
+      expect(await walkKind(once, ['README.md', ...many])).toEqual(['full']);
+    });
+    it('for the first snapshot after a rollback', async () => {
+      expect(
+        await walkKind(async (store, root) => {
+          const checkpoint = await store.checkpoint();
+          write(root, 'src/index.ts', 'to be rolled back');
+          await store.rollback(checkpoint.id);
+        }, ['README.md']),
+      ).toEqual(['full']);
+    });
+    it('for the first snapshot after one that failed', async () => {
+      expect(
+        await walkKind(async (store, root) => {
+          await store.checkpoint();
+          const bad = Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff])]);
+          writeFileSync(bad, 'x');
+          await expect(store.checkpoint(undefined, { changedPaths: [''] })).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED' });
+          unlinkSync(bad);
+        }, ['README.md']),
+      ).toEqual(['full']);
+    });
+  });
+});
