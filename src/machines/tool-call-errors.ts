@@ -80,3 +80,12 @@ export function rolledBackNote(input: ToolCallInput): string | undefined {
     ? undefined
     : 'the sandbox was restored; effects of this tool outside the sandbox (it is not checkpointable) were not undone';
 }
+
+export function waitedTooLongError(input: ToolCallInput, what: 'approval' | 'the sandbox lock'): McpActorsError {
+  return new McpActorsError(
+    ErrorCode.REQUEST_TIMEOUT,
+    `"${input.tool.name}" waited ${input.timeoutMs} ms for ${what} and was given up; the tool did not run. ` +
+      (what === 'approval' ? 'Answer approvals sooner, or raise timeoutMs' : 'A long write holds the sandbox; raise timeoutMs or try again'),
+    { details: { tool: input.tool.name, timeoutMs: input.timeoutMs, waitedFor: what } },
+  );
+}

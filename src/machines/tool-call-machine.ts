@@ -24,6 +24,7 @@ import {
   threwError,
   timeoutError,
   toolFailedError,
+  waitedTooLongError,
 } from './tool-call-errors.js';
 import type { Authorization, CallOutcome, CallStatus, CommitReport, FileChange, RollbackReport, ToolCallInput } from './tool-call-io.js';
 
@@ -112,6 +113,8 @@ export const toolCallMachine = setup({
     }),
     recordInvokeError: assign(({ event, context }) => ({ error: threwError(context.input, (event as unknown as { error: unknown }).error) })),
     recordTimeout: assign(({ context }) => ({ error: timeoutError(context.input) })),
+    failWaitingForApproval: assign(({ context }) => ({ status: 'failed' as const, error: waitedTooLongError(context.input, 'approval') })),
+    failWaitingForLock: assign(({ context }) => ({ status: 'failed' as const, error: waitedTooLongError(context.input, 'the sandbox lock') })),
     recordCancel: assign(({ event, context }) => ({
       error: cancelledError(context.input, event.type === 'call.cancel' ? event.reason : undefined),
     })),
@@ -160,6 +163,7 @@ export const toolCallMachine = setup({
         onError: { target: 'done', actions: 'rejectUnauthorizable' },
       },
       on: { 'call.cancel': { target: 'done', actions: ['recordCancel', 'markFailed'] } },
+      after: { callTimeout: { target: 'done', actions: 'failWaitingForApproval' } },
     },
     locked: {
       initial: 'acquiring',
@@ -171,6 +175,7 @@ export const toolCallMachine = setup({
             'lock.failed': { target: '#toolCall.done', actions: 'failWith' },
             'call.cancel': { target: '#toolCall.done', actions: ['recordCancel', 'markFailed'] },
           },
+          after: { callTimeout: { target: '#toolCall.done', actions: 'failWaitingForLock' } },
         },
         rewritingPaths: {
           invoke: {

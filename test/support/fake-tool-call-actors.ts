@@ -10,7 +10,8 @@ import type { ToolCallEvent } from '../../src/machines/tool-call-machine.js';
 import type { ToolResult } from '../../src/registry/tool-descriptor.js';
 
 export interface Script {
-  authorize?: Authorization | 'throw';
+  authorize?: Authorization | 'throw' | 'hang';
+  lock?: 'ok' | 'hang';
   rewrite?: 'ok' | 'path-error';
   checkpoint?: 'ok' | 'throw';
   invoke?: 'ok' | 'tool-error' | 'throw' | 'hang';
@@ -29,11 +30,12 @@ export function scriptedActors(script: Script, steps: string[]) {
     authorizeCall: fromPromise<Authorization, ToolCallInput>(async () => {
       step('authorize');
       if (script.authorize === 'throw') throw new Error('policy crashed');
+      if (script.authorize === 'hang') return new Promise<Authorization>(() => undefined);
       return script.authorize ?? { allowed: true };
     }),
     holdLock: fromCallback<ToolCallEvent, { mode: 'read' | 'write' }>(({ input, sendBack }) => {
       step(`lock:${input.mode}`);
-      queueMicrotask(() => sendBack({ type: 'lock.acquired' }));
+      if (script.lock !== 'hang') queueMicrotask(() => sendBack({ type: 'lock.acquired' }));
       return () => step('unlock');
     }),
     rewriteArgs: fromPromise<Record<string, unknown>, { input: ToolCallInput; args: Readonly<Record<string, unknown>> }>(async ({ input }) => {

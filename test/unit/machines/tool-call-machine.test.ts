@@ -67,6 +67,18 @@ describe('the tool-call machine', () => {
     expect(steps).toEqual(['authorize']);
   });
 
+  it('gives up a call whose approval does not come within its deadline; the tool never runs', async () => {
+    const { outcome, steps } = await run(tool('delete_file'), { authorize: 'hang' }, { timeoutMs: 50 });
+    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT', details: { waitedFor: 'approval' } } });
+    expect(steps).toEqual(['authorize']);
+  });
+
+  it('gives up a call that waits for the sandbox lock past its deadline, and lets go of its place', async () => {
+    const { outcome, steps } = await run(tool('write_file'), { lock: 'hang' }, { timeoutMs: 50 });
+    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT', details: { waitedFor: 'the sandbox lock' } } });
+    expect(steps).toEqual(['authorize', 'lock:write', 'unlock']);
+  });
+
   it('rejects a path that leaves the sandbox; the tool is never invoked', async () => {
     const { outcome, steps } = await run(tool('write_file'), { rewrite: 'path-error' });
     expect(outcome).toMatchObject({ status: 'rejected', error: { code: 'SANDBOX_PATH' } });
