@@ -15,9 +15,8 @@ import {
   DEFAULT_EXECUTE_POLICY,
   DEFAULT_TENANT_KEY,
   type ExecutePolicy,
-  agentsSchemaProblems,
-  normalizeKeySpellings,
 } from './agents-file-schema.js';
+import { agentsSchemaProblems, normalizeKeySpellings } from './agents-file-problems.js';
 import { isRecord, serverConfigFromSnake } from './config-keys.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { type FoundProblem, type KeyStyle, type PathSegment, show } from './problem-text.js';
