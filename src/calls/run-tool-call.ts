@@ -4,6 +4,7 @@
  * outcome, not a throw.
  */
 import type { InspectionEvent, Observer } from 'xstate';
+import { closest } from '../config/suggest.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CallOutcome, ToolCallInput } from '../machines/tool-call-io.js';
@@ -28,7 +29,9 @@ export interface RunOptions {
 let sequence = 0;
 
 /** The outcome of a call that never started: the tool is not there. */
-export function unknownToolOutcome(callId: string, tool: string): CallOutcome {
+export function unknownToolOutcome(callId: string, tool: string, known: readonly string[] = []): CallOutcome {
+  const near = closest(tool, known);
+  const hint = near !== undefined ? `did you mean "${near}"?` : 'tools are named "<namespace>/<tool>"';
   return {
     callId,
     tool,
@@ -36,8 +39,8 @@ export function unknownToolOutcome(callId: string, tool: string): CallOutcome {
     result: undefined,
     changes: [],
     checkpointId: undefined,
-    error: new McpActorsError(ErrorCode.NOT_FOUND, `no tool named "${tool}" is available; tools are named "<namespace>/<tool>"`, {
-      details: { tool },
+    error: new McpActorsError(ErrorCode.NOT_FOUND, `no tool named "${tool}" is available; ${hint}`, {
+      details: { tool, ...(near !== undefined ? { suggestion: near } : {}) },
     }),
     durationMs: 0,
   };
@@ -51,7 +54,7 @@ export function unknownToolOutcome(callId: string, tool: string): CallOutcome {
 export async function runToolCall(environment: ToolCallEnvironment, request: ToolCallRequest, options: RunOptions = {}): Promise<CallOutcome> {
   const callId = request.callId ?? `call-${++sequence}`;
   const tool = environment.registry.get(request.tool);
-  if (!tool) return unknownToolOutcome(callId, request.tool);
+  if (!tool) return unknownToolOutcome(callId, request.tool, environment.registry.list().map((t) => t.name));
   const input: ToolCallInput = {
     callId,
     tool,

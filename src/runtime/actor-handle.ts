@@ -158,7 +158,7 @@ export class ActorHandle implements AsyncDisposable {
     }
     if (this.toolsetStale) this.refreshToolset();
     const tool = this.toolset.get(toolName);
-    if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName));
+    if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()]));
     const input: ToolCallInput = {
       callId,
       tool,

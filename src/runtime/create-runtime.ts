@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
 import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
+import { closest } from '../config/suggest.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { DomainServer } from '../inprocess/define-server.js';
@@ -262,10 +263,12 @@ class RuntimeImpl implements Runtime {
     if (typeof actor === 'string') {
       const spec = this.config.actors[actor];
       if (spec) return spec;
+      const known = Object.keys(this.config.actors);
+      const near = closest(actor, known);
       throw new McpActorsError(
         ErrorCode.ACTIVATION_FAILED,
-        `no actor named "${actor}" is configured; configured actors: ${Object.keys(this.config.actors).map((n) => `"${n}"`).join(', ') || 'none'}`,
-        { details: { actor } },
+        `no actor named "${actor}" is configured; ${near !== undefined ? `did you mean "${near}"?` : `configured actors: ${known.map((n) => `"${n}"`).join(', ') || 'none'}`}`,
+        { details: { actor, known } },
       );
     }
     for (const skill of actor.skills) {

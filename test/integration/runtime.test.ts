@@ -316,6 +316,8 @@ describe('createRuntime', () => {
     expect(actor.tools().map((t) => `${t.name} ${t.category}`)).toEqual(['builtin/now read']);
     expect(text(await actor.call('builtin/now'))).toBe('noon');
     expect((await actor.call('builtin/later')).error?.code).toBe('NOT_FOUND');
+    expect((await actor.call('builtin/nwo')).error?.message).toContain('did you mean "builtin/now"?');
+    await expect(rt.activate('timekeper', { tenant: 'acme' })).rejects.toThrow('did you mean "timekeeper"?');
   });
 
   it('deactivates once, however often and however concurrently deactivate() is called', async () => {
