@@ -1,0 +1,162 @@
+/**
+ * Making a sandbox: a detached worktree of the host repository carrying its uncommitted work, or a
+ * copy of the project, plus the private baseline tree the sandbox's change set is measured from.
+ */
+import { copyFile, mkdir, realpath, stat, utimes } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
+import { copyEntry, copyTree, isStrictlyInside, limiter, lstatOrUndefined, removeEntry, type SkipEntry } from './copy-tree.js';
+import { runGit, splitNul } from './sandbox-git.js';
+import { type TreeStore } from './unified-diff.js';
+
+export type SandboxKind = 'git-worktree' | 'copy';
+
+export interface Layout {
+  readonly kind: SandboxKind;
+  readonly logicalRoot: string;
+  readonly root: string;
+  readonly tempDir: string;
+  /** Repository top of the host (git kind), or the project directory (copy kind). */
+  readonly hostTop: string;
+  /** The linked worktree, git kind only. */
+  readonly worktree?: string;
+  /** The project directory relative to `hostTop`, with a trailing `/`, or `''`. */
+  readonly prefix: string;
+  /** Runs git on the sandbox with the private index and object store. */
+  readonly store: TreeStore;
+  /** Runs `git hash-object` on host files with the same attributes and filters as the sandbox. */
+  readonly hostHash: TreeStore;
+  readonly addArgs: readonly string[];
+}
+
+const carry = limiter(8);
+
+export async function projectDirectory(projectDir: string): Promise<string> {
+  const resolved = await realpath(projectDir).catch(() => undefined);
+  if (resolved === undefined || !(await stat(resolved)).isDirectory()) {
+    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `cannot sandbox ${projectDir}: it is not an existing directory`, {
+      details: { projectDir },
+    });
+  }
+  return resolved;
+}
+
+export interface Repository {
+  readonly top: string;
+  readonly prefix: string;
+  readonly commonDir: string;
+}
+
+/** The repository to make a worktree of, or undefined when the project must be copied instead. */
+export async function probeRepository(dir: string): Promise<Repository | undefined> {
+  const where = await runGit(['rev-parse', '--show-toplevel', '--show-prefix'], { cwd: dir, okExitCodes: [128] });
+  if (where.exitCode !== 0) return undefined; // not a repository, or inside .git / a bare one
+  const [top = '', prefix = ''] = where.stdout.split('\n');
+  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: top, okExitCodes: [1, 128] });
+  if (head.exitCode !== 0) return undefined; // no commit yet: nothing to make a worktree of
+  if (prefix !== '') {
+    const ignored = await runGit(['check-ignore', '--quiet', '--', prefix.slice(0, -1)], { cwd: top, okExitCodes: [1] });
+    if (ignored.exitCode === 0) return undefined; // the project is not part of the repository's content
+  }
+  const common = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: top });
+  return { top, prefix, commonDir: common.stdout.trim() };
+}
+
+export async function createWorktree(logicalRoot: string, repo: Repository, tempDir: string, includeIgnored: boolean): Promise<Layout> {
+  await runGit(['worktree', 'prune'], { cwd: repo.top });
+  const worktree = join(tempDir, 'worktree');
+  // Detached: no branch is created. No hooks: a user's post-checkout hook must not run for us.
+  await runGit(['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '--quiet', '--detach', worktree, 'HEAD'], { cwd: repo.top });
+  await carryHostWork(repo.top, worktree, tempDir, includeIgnored);
+
+  // The private index starts as a copy of the worktree's own (same timestamps, so git's stat cache
+  // and racy-file checks stay valid): only the carried files get hashed for the baseline.
+  const ownIndex = (await runGit(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: worktree })).stdout.trim();
+  const index = join(tempDir, 'snapshot.index');
+  await copyFile(ownIndex, index);
+  const indexStats = await stat(ownIndex);
+  await utimes(index, indexStats.atime, indexStats.mtime);
+  const objects = join(tempDir, 'objects');
+  await mkdir(objects);
+
+  const root = join(worktree, ...repo.prefix.split('/').filter(Boolean));
+  await mkdir(root, { recursive: true });
+  return {
+    kind: 'git-worktree',
+    logicalRoot,
+    root,
+    tempDir,
+    hostTop: repo.top,
+    worktree,
+    prefix: repo.prefix,
+    // New objects (snapshots) go to the temp dir; the host's objects are read as an alternate.
+    store: {
+      cwd: worktree,
+      env: { GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: objects, GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(join(repo.commonDir, 'objects')) },
+    },
+    hostHash: { cwd: logicalRoot, env: {} },
+    addArgs: ['add', '--all'],
+  };
+}
+
+/**
+ * Makes the worktree look like the host's working tree: tracked files that differ from HEAD
+ * (staged or not; deletions too), untracked files git does not ignore, and ignored ones on request.
+ * Bytes and modes are copied; `git apply` would trip over filters and line-ending settings.
+ */
+export async function carryHostWork(top: string, worktree: string, tempDir: string, includeIgnored: boolean): Promise<void> {
+  const ours = relative(top, tempDir).split(sep).join('/');
+  const notOurs = (path: string): boolean => !isStrictlyInside(tempDir, top) || (path !== ours && !path.startsWith(`${ours}/`));
+  const skip: SkipEntry = (_, __, source) => source === tempDir;
+
+  const tracked = splitNul(
+    (await runGit(['diff', 'HEAD', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--ignore-submodules=all'], { cwd: top })).stdout,
+  );
+  const present: string[] = [];
+  for (const path of tracked) {
+    const stats = await lstatOrUndefined(join(top, path));
+    if (!stats) await removeEntry(join(worktree, path), worktree);
+    else if (stats.isFile() || stats.isSymbolicLink()) present.push(path);
+  }
+  const others = ['ls-files', '--others', '--exclude-standard', '-z'];
+  // An entry ending in `/` is a nested repository: not carried (git would not track its files either).
+  const untracked = splitNul((await runGit(others, { cwd: top })).stdout).filter((p) => !p.endsWith('/'));
+  const ignored = includeIgnored ? splitNul((await runGit([...others, '--ignored', '--directory'], { cwd: top })).stdout) : [];
+  const paths = [...present, ...untracked, ...ignored.map((p) => p.replace(/\/$/, ''))].filter(notOurs);
+  await Promise.all(paths.map((path) => carry(() => copyEntry(join(top, path), join(worktree, path), { skip }))));
+}
+
+export async function createCopy(logicalRoot: string, tempDir: string, includeIgnored: boolean): Promise<Layout> {
+  const copy = join(tempDir, 'copy');
+  await copyTree(logicalRoot, copy, {
+    skip: (_, entry, source) =>
+      entry.name === '.git' || source === tempDir || (!includeIgnored && entry.name === 'node_modules' && entry.isDirectory()),
+  });
+  const gitDir = join(tempDir, 'store.git');
+  await runGit(['init', '--quiet', '--bare', gitDir], { cwd: tempDir });
+  return {
+    kind: 'copy',
+    logicalRoot,
+    root: copy,
+    tempDir,
+    hostTop: logicalRoot,
+    prefix: '',
+    store: { cwd: copy, env: { GIT_DIR: gitDir, GIT_WORK_TREE: copy } },
+    hostHash: { cwd: logicalRoot, env: { GIT_DIR: gitDir, GIT_WORK_TREE: logicalRoot } },
+    // --force: a copied .gitignore does not hide files; node_modules is context, not change set.
+    addArgs: ['add', '--all', '--force', '--', '.', ':(exclude,glob)**/node_modules/**'],
+  };
+}
+
+/** Records the sandbox's current state as a tree in the private store; returns its id. */
+export async function snapshot(layout: Layout): Promise<string> {
+  await runGit(layout.addArgs, layout.store);
+  return (await runGit(['write-tree'], layout.store)).stdout.trim();
+}
+
+
+/** GIT_ALTERNATE_OBJECT_DIRECTORIES is `:`-separated; a path holding `:` or `"` must be C-quoted. */
+function quoteAlternate(path: string): string {
+  return /[:"\\]/.test(path) ? `"${path.replace(/[\\"]/g, (c) => `\\${c}`)}"` : path;
+}
