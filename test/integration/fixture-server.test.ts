@@ -153,6 +153,8 @@ describe('the fixture server, well behaved', () => {
       'stderr',
       'tools_add',
       'tools_remove',
+      'read_slowly',
+      'write_slowly',
       'echo_meta',
       'echo_args',
       'write_then_fail',

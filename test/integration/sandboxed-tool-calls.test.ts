@@ -105,6 +105,30 @@ describe('tool calls in a sandbox', () => {
     for (const change of writeChanges) if (change.kind === 'modified') expect(afters.has(change.before)).toBe(true);
   });
 
+  it('lets read-only calls overlap and runs every write alone', async () => {
+    const span = (outcome: { result?: { content: readonly Record<string, unknown>[] } | undefined }) =>
+      JSON.parse(String(outcome.result?.content[0]?.text)) as { start: number; end: number };
+    const calls = [
+      runToolCall(environment(), { tool: 'fx/read_slowly', args: { ms: 300 } }),
+      runToolCall(environment(), { tool: 'fx/read_slowly', args: { ms: 300 } }),
+      runToolCall(environment(), { tool: 'fx/write_slowly', args: { ms: 150 } }),
+      runToolCall(environment(), { tool: 'fx/read_slowly', args: { ms: 300 } }),
+      runToolCall(environment(), { tool: 'fx/write_slowly', args: { ms: 150 } }),
+    ];
+    const outcomes = await Promise.all(calls);
+    expect(outcomes.map((o) => o.status)).toEqual(['committed', 'committed', 'committed', 'committed', 'committed']);
+    const spans = outcomes.map(span);
+    const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
+    // The first two reads were granted together.
+    expect(overlap(spans[0]!, spans[1]!)).toBe(true);
+    // No write overlaps any other call.
+    for (const w of [2, 4]) {
+      spans.forEach((other, i) => {
+        if (i !== w) expect(overlap(spans[w]!, other), `call ${w} overlaps call ${i}`).toBe(false);
+      });
+    }
+  });
+
   it('rolls the whole sandbox back to any earlier checkpoint', async () => {
     const first = await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'one' } });
     await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'two' } });
