@@ -11,13 +11,32 @@
  * and every step is idempotent, so one interrupted by a crash finishes on the next `open()`.
  */
 import { lstatSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import {
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { changeSet, type FileChange, type SnapshotSide } from './change-set.js';
-import { createGit, initRepository, splitNul, type Git, type GitLocation } from './git.js';
+import {
+  STORE_FILE,
+  STORE_FORMAT,
+  checkStoreDir,
+  createTempStore,
+  exists,
+  isCode,
+  loadOrCreateStore,
+  locationOf,
+  resolveRoot,
+  writeAtomically,
+  type StoreFile,
+  type StoredCheckpoint,
+} from './checkpoint-store-dir.js';
+import { createGit, splitNul, type Git } from './git.js';
 import {
   applyHints,
   ManifestTables,
@@ -105,18 +124,6 @@ export interface Checkpoint {
   readonly tree: string;
 }
 
-interface StoredCheckpoint extends Checkpoint {
-  /** The sha256 id of its manifest in `manifests/`. */
-  readonly manifest: string;
-}
-
-interface StoreFile {
-  readonly format: typeof STORE_FORMAT;
-  readonly root: string;
-  readonly nextNumber: number;
-  readonly checkpoints: readonly StoredCheckpoint[];
-}
-
 interface Snapshot {
   readonly tree: string;
   readonly manifest: TreeManifest;
@@ -124,8 +131,6 @@ interface Snapshot {
   readonly walk: ReadonlyMap<string, EntryStat>;
 }
 
-const STORE_FORMAT = 'mcp-actors-checkpoints/1';
-const STORE_FILE = 'checkpoints.json';
 const JOURNAL_FILE = 'rollback-in-progress';
 const HASH_CHUNK = 200;
 
@@ -479,103 +484,7 @@ function publicCheckpoint({ manifest: _manifest, ...checkpoint }: StoredCheckpoi
   return { ...checkpoint };
 }
 
-function locationOf(root: string, storeDir: string): GitLocation {
-  return { gitDir: join(storeDir, 'git'), workTree: root, indexFile: join(storeDir, 'index'), home: storeDir };
-}
-
-async function resolveRoot(root: string): Promise<string> {
-  try {
-    const resolved = await realpath(root);
-    if ((await stat(resolved)).isDirectory()) return resolved;
-  } catch (error) {
-    throw invalid(`checkpoint root ${JSON.stringify(root)} cannot be read: ${messageOf(error)}`, error);
-  }
-  throw invalid(`checkpoint root ${JSON.stringify(root)} is not a directory`);
-}
-
-async function createTempStore(root: string): Promise<string> {
-  const storeDir = await realpath(await mkdtemp(join(tmpdir(), 'mcp-actors-checkpoints-')));
-  if (isInside(storeDir, root)) {
-    await rm(storeDir, { recursive: true, force: true });
-    throw invalid(`the temp dir ${tmpdir()} is inside the checkpoint root ${root}; pass a storeDir outside it`);
-  }
-  return storeDir;
-}
-
-async function checkStoreDir(root: string, storeDir: string): Promise<string> {
-  // Resolve through the nearest existing ancestor, so a symlink cannot hide the store inside root.
-  let existing = storeDir;
-  const missing: string[] = [];
-  for (;;) {
-    try {
-      existing = await realpath(existing);
-      break;
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) break;
-      missing.unshift(relative(parent, existing));
-      existing = parent;
-    }
-  }
-  const resolved = join(existing, ...missing);
-  if (isInside(resolved, root) || isInside(root, resolved)) {
-    throw invalid(`storeDir ${JSON.stringify(storeDir)} and the checkpoint root ${JSON.stringify(root)} must not contain each other`);
-  }
-  return resolved;
-}
-
-async function loadOrCreateStore(root: string, storeDir: string): Promise<StoreFile> {
-  const storeFile = join(storeDir, STORE_FILE);
-  let text: string | undefined;
-  try {
-    text = await readFile(storeFile, 'utf8');
-  } catch (error) {
-    if (!isCode(error, 'ENOENT')) throw invalid(`cannot read ${storeFile}: ${messageOf(error)}`, error);
-  }
-  if (text !== undefined) {
-    const file = JSON.parse(text) as StoreFile;
-    if (file.format !== STORE_FORMAT) throw invalid(`${storeFile} is not a checkpoint store of this version (format ${String(file.format)})`);
-    if (file.root !== root) throw invalid(`storeDir ${JSON.stringify(storeDir)} holds checkpoints of ${JSON.stringify(file.root)}, not of ${JSON.stringify(root)}`);
-    return file;
-  }
-  await mkdir(storeDir, { recursive: true });
-  const entries = await readdir(storeDir);
-  if (entries.length > 0) {
-    throw invalid(`storeDir ${JSON.stringify(storeDir)} is not empty and is not a checkpoint store; give an empty or new directory`);
-  }
-  await initRepository(locationOf(root, storeDir));
-  const file: StoreFile = { format: STORE_FORMAT, root, nextNumber: 1, checkpoints: [] };
-  await writeAtomically(storeFile, JSON.stringify(file));
-  return file;
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, text);
-  await rename(temporary, file);
-}
-
 function nulList(paths: readonly string[]): string {
   return `${paths.join('\0')}\0`;
 }
 
-function isInside(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function invalid(message: string, cause?: unknown): McpActorsError {
-  return new McpActorsError(ErrorCode.INVALID_ARGUMENT, message, cause === undefined ? {} : { cause });
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
-}

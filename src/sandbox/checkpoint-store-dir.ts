@@ -1,0 +1,134 @@
+/**
+ * The checkpoint store's own directory: where it lives (never inside the tracked root, nor the
+ * root inside it), its private repository, and the list of checkpoints written atomically.
+ */
+import {
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { initRepository, type GitLocation } from './git.js';
+import type { Checkpoint } from './checkpoint-store.js';
+
+export const STORE_FORMAT = 'mcp-actors-checkpoints/1';
+export const STORE_FILE = 'checkpoints.json';
+
+export interface StoredCheckpoint extends Checkpoint {
+  /** The sha256 id of its manifest in `manifests/`. */
+  readonly manifest: string;
+}
+
+export interface StoreFile {
+  readonly format: typeof STORE_FORMAT;
+  readonly root: string;
+  readonly nextNumber: number;
+  readonly checkpoints: readonly StoredCheckpoint[];
+}
+
+
+export function locationOf(root: string, storeDir: string): GitLocation {
+  return { gitDir: join(storeDir, 'git'), workTree: root, indexFile: join(storeDir, 'index'), home: storeDir };
+}
+
+export async function resolveRoot(root: string): Promise<string> {
+  try {
+    const resolved = await realpath(root);
+    if ((await stat(resolved)).isDirectory()) return resolved;
+  } catch (error) {
+    throw invalid(`checkpoint root ${JSON.stringify(root)} cannot be read: ${messageOf(error)}`, error);
+  }
+  throw invalid(`checkpoint root ${JSON.stringify(root)} is not a directory`);
+}
+
+export async function createTempStore(root: string): Promise<string> {
+  const storeDir = await realpath(await mkdtemp(join(tmpdir(), 'mcp-actors-checkpoints-')));
+  if (isInside(storeDir, root)) {
+    await rm(storeDir, { recursive: true, force: true });
+    throw invalid(`the temp dir ${tmpdir()} is inside the checkpoint root ${root}; pass a storeDir outside it`);
+  }
+  return storeDir;
+}
+
+export async function checkStoreDir(root: string, storeDir: string): Promise<string> {
+  // Resolve through the nearest existing ancestor, so a symlink cannot hide the store inside root.
+  let existing = storeDir;
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      existing = await realpath(existing);
+      break;
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) break;
+      missing.unshift(relative(parent, existing));
+      existing = parent;
+    }
+  }
+  const resolved = join(existing, ...missing);
+  if (isInside(resolved, root) || isInside(root, resolved)) {
+    throw invalid(`storeDir ${JSON.stringify(storeDir)} and the checkpoint root ${JSON.stringify(root)} must not contain each other`);
+  }
+  return resolved;
+}
+
+export async function loadOrCreateStore(root: string, storeDir: string): Promise<StoreFile> {
+  const storeFile = join(storeDir, STORE_FILE);
+  let text: string | undefined;
+  try {
+    text = await readFile(storeFile, 'utf8');
+  } catch (error) {
+    if (!isCode(error, 'ENOENT')) throw invalid(`cannot read ${storeFile}: ${messageOf(error)}`, error);
+  }
+  if (text !== undefined) {
+    const file = JSON.parse(text) as StoreFile;
+    if (file.format !== STORE_FORMAT) throw invalid(`${storeFile} is not a checkpoint store of this version (format ${String(file.format)})`);
+    if (file.root !== root) throw invalid(`storeDir ${JSON.stringify(storeDir)} holds checkpoints of ${JSON.stringify(file.root)}, not of ${JSON.stringify(root)}`);
+    return file;
+  }
+  await mkdir(storeDir, { recursive: true });
+  const entries = await readdir(storeDir);
+  if (entries.length > 0) {
+    throw invalid(`storeDir ${JSON.stringify(storeDir)} is not empty and is not a checkpoint store; give an empty or new directory`);
+  }
+  await initRepository(locationOf(root, storeDir));
+  const file: StoreFile = { format: STORE_FORMAT, root, nextNumber: 1, checkpoints: [] };
+  await writeAtomically(storeFile, JSON.stringify(file));
+  return file;
+}
+
+export async function writeAtomically(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
+
+export function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function invalid(message: string, cause?: unknown): McpActorsError {
+  return new McpActorsError(ErrorCode.INVALID_ARGUMENT, message, cause === undefined ? {} : { cause });
+}
+
+export function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
