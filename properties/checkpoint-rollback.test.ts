@@ -6,67 +6,23 @@
  */
 import {
   chmodSync,
-  lstatSync,
   mkdirSync,
-  mkdtempSync,
   renameSync,
   rmSync,
   symlinkSync,
   unlinkSync,
   writeFileSync,
-  type Stats,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckpointStore, RollbackStep } from '../src/sandbox/checkpoint-store.js';
 import { snapshotTree, type TreeEntry } from '../test/support/tree-snapshot.js';
+import { tempDirs, treeOps, tryLstat, type TreeOp } from '../test/support/tree-ops.js';
 
-type Op =
-  | { readonly op: 'write'; readonly path: string; readonly bytes: Uint8Array }
-  | { readonly op: 'chmod'; readonly path: string; readonly mode: number }
-  | { readonly op: 'mkdir'; readonly path: string }
-  | { readonly op: 'symlink'; readonly path: string; readonly target: string }
-  | { readonly op: 'remove'; readonly path: string }
-  | { readonly op: 'move'; readonly path: string; readonly to: string };
-
-const TOP = ['a', 'b', 'c d', 'é'];
-const BELOW = ['a', 'b', 'x\ny', '.git', 'f'];
-const path = fc
-  .tuple(fc.constantFrom(...TOP), fc.array(fc.constantFrom(...BELOW), { maxLength: 2 }))
-  .map(([top, rest]) => [top, ...rest].join('/'));
-const mode = fc.constantFrom(0o600, 0o640, 0o644, 0o700, 0o755, 0o444, 0o711, 0o750, 0o555, 0o2755);
-const target = fc.constantFrom('a', '../a', 'b/c', '/nonexistent/path', '.', 'c d', '..');
-
-const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('write' as const), path, bytes: fc.uint8Array({ maxLength: 48 }) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('chmod' as const), path: fc.oneof(path, fc.constant('')), mode }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('mkdir' as const), path }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('symlink' as const), path, target }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('remove' as const), path }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('move' as const), path, to: path }) },
-);
-
-// Also cleans up after a run cut short by a timeout.
-const temps: string[] = [];
-afterAll(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-
-function tryLstat(absolute: string): Stats | undefined {
-  try {
-    return lstatSync(absolute);
-  } catch {
-    return undefined;
-  }
-}
+type Op = TreeOp;
+const op = treeOps({ maxBytes: 48, modes: [0o600, 0o640, 0o644, 0o700, 0o755, 0o444, 0o711, 0o750, 0o555, 0o2755], targets: ['a', '../a', 'b/c', '/nonexistent/path', '.', 'c d', '..'], moveWeight: 1 });
+const tempDir = tempDirs();
 
 /** Makes every parent of `path` a real directory, replacing files and symlinks in the way. */
 function ensureParents(root: string, path: string): void {
