@@ -67,4 +67,45 @@ describe('ReadersWriterLock', () => {
     (await reader)();
     expect(lock.state).toEqual({ readers: 0, writer: false, waiting: 0 });
   });
+
+  it('upgrades a reader once the other readers are done, holding back new ones until it gives back', async () => {
+    const lock = new ReadersWriterLock();
+    const a = await lock.acquire('read');
+    const b = await lock.acquire('read');
+    let upgraded = false;
+    const upgrade = lock.upgrade().then((giveBack) => {
+      upgraded = true;
+      return giveBack;
+    });
+    let cGranted = false;
+    const c = lock.acquire('read').then((release) => {
+      cGranted = true;
+      return release;
+    });
+    await Promise.resolve();
+    expect(upgraded).toBe(false);
+    b();
+    const giveBack = await upgrade;
+    await Promise.resolve();
+    expect(cGranted).toBe(false);
+    giveBack();
+    (await c)();
+    a();
+    expect(lock.state).toEqual({ readers: 0, writer: false, waiting: 0 });
+  });
+
+  it('lets readers that share one upgrade go ahead together, without waiting for each other', async () => {
+    const lock = new ReadersWriterLock();
+    const a = await lock.acquire('read');
+    const b = await lock.acquire('read');
+    let sharers = 1;
+    const upgrade = lock.upgrade(() => sharers);
+    sharers = 2;
+    lock.recheck();
+    const giveBack = await upgrade;
+    giveBack();
+    a();
+    b();
+    expect(lock.state).toEqual({ readers: 0, writer: false, waiting: 0 });
+  });
 });

@@ -7,8 +7,10 @@
 export type LockMode = 'read' | 'write';
 
 interface Waiter {
-  readonly mode: LockMode;
+  readonly mode: LockMode | 'upgrade';
   readonly grant: () => void;
+  /** For an upgrade: how many of the current readers take part in it (they wait for it, holding their reads). */
+  readonly sharers?: () => number;
 }
 
 export class ReadersWriterLock {
@@ -44,6 +46,38 @@ export class ReadersWriterLock {
     });
   }
 
+  /**
+   * For holders of read locks that must change the tree (restoring it after a read-only tool
+   * wrote): waits until every reader still holding a read takes part (`sharers()` of them wait on
+   * this upgrade, holding their reads), then holds the lock exclusively — no other reader or writer
+   * gets in — until the returned function gives it back. It goes ahead of every waiter. Only one
+   * upgrade may be pending at a time: share it (see SandboxWorkspace) rather than upgrade twice.
+   */
+  upgrade(sharers: () => number = () => 1): Promise<() => void> {
+    return new Promise((resolve) => {
+      this.queue.unshift({
+        mode: 'upgrade',
+        sharers,
+        grant: () => {
+          this.writer = true;
+          let given = false;
+          resolve(() => {
+            if (given) return;
+            given = true;
+            this.writer = false;
+            this.drain();
+          });
+        },
+      });
+      this.drain();
+    });
+  }
+
+  /** Looks at the queue again (when what a pending upgrade waits for may have changed). */
+  recheck(): void {
+    this.drain();
+  }
+
   /** Whether a writer holds the lock or readers do. */
   get state(): { readonly readers: number; readonly writer: boolean; readonly waiting: number } {
     return { readers: this.readers, writer: this.writer, waiting: this.queue.length };
@@ -63,6 +97,12 @@ export class ReadersWriterLock {
   private drain(): void {
     while (this.queue.length > 0 && !this.writer) {
       const next = this.queue[0]!;
+      if (next.mode === 'upgrade') {
+        if (this.readers > (next.sharers?.() ?? 1)) return;
+        this.queue.shift();
+        next.grant();
+        return;
+      }
       if (next.mode === 'write' && this.readers > 0) return;
       this.queue.shift();
       next.grant();

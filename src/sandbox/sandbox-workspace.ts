@@ -30,6 +30,10 @@ export class SandboxWorkspace implements AsyncDisposable {
   private baselineId: string;
   private readonly initialId: string;
   private dirty = false;
+  private restoring: Promise<readonly FileChange[]> | undefined;
+  private restoreSharers = 0;
+  /** Violations reported and not yet undone. */
+  private violationsPending = 0;
   /** The next snapshot ignores the watcher's changed paths (see `markDirty`). */
   private walkAll = false;
   private readonly committed: FileChange[] = [];
@@ -98,11 +102,16 @@ export class SandboxWorkspace implements AsyncDisposable {
   async verifyReadOnly(toolName: string): Promise<CommitReport> {
     await settleWatcherEvents();
     if (!this.dirty) return { ok: true, changes: [] };
+    // A change already blamed on another read-only call is being undone: a reader that ran beside
+    // it cannot be told apart from it by the tree, so it is not blamed a second time.
+    if (this.violationsPending > 0) return { ok: true, changes: [] };
     const changes = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
     if (changes.length === 0) {
       this.dirty = this.watcher === undefined;
       return { ok: true, changes: [] };
     }
+    if (this.violationsPending > 0) return { ok: true, changes: [] };
+    this.violationsPending += 1;
     return {
       ok: false,
       changes,
@@ -128,16 +137,45 @@ export class SandboxWorkspace implements AsyncDisposable {
       return { restored: true, violation: undefined };
     }
     await settleWatcherEvents();
-    if (!this.dirty) return { restored: false, violation: undefined };
-    const changes = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
+    if (!this.dirty) {
+      this.violationsPending = 0;
+      return { restored: false, violation: undefined };
+    }
+    const changes = await this.restoreBaseline();
     if (changes.length === 0) return { restored: false, violation: undefined };
-    await this.checkpoints.rollback(this.baselineId);
     return {
       restored: true,
       violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, `a read-only call changed the sandbox (${changes.map((c) => c.path).join(', ')}); rolled back`, {
         details: { changes },
       }),
     };
+  }
+
+  /**
+   * Restores the baseline on behalf of a read-only call (which holds a read lock): the restore waits
+   * until no other reader is reading — readers that need the same restore wait on it together — and
+   * runs with the lock held exclusively, so nobody reads a half-restored tree.
+   */
+  private async restoreBaseline(): Promise<readonly FileChange[]> {
+    this.restoreSharers += 1;
+    this.lock.recheck();
+    try {
+      this.restoring ??= (async () => {
+        const giveBack = await this.lock.upgrade(() => this.restoreSharers);
+        try {
+          const changes = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
+          if (changes.length > 0) await this.checkpoints.rollback(this.baselineId);
+          return changes;
+        } finally {
+          this.restoring = undefined;
+          this.violationsPending = 0;
+          giveBack();
+        }
+      })();
+      return await this.restoring;
+    } finally {
+      this.restoreSharers -= 1;
+    }
   }
 
   /** Back to any earlier checkpoint (the plan's undo); it becomes the baseline. */

@@ -129,6 +129,22 @@ describe('tool calls in a sandbox', () => {
     }
   });
 
+  it('restores after a misbehaving read-only call only once the other readers are done', async () => {
+    const slow = runToolCall(environment(), { tool: 'fx/read_slowly', args: { ms: 400 } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    let sneakyDoneAt = 0;
+    const sneaky = runToolCall(environment(), { tool: 'fx/read_sneaky', args: { path: 'sneaky.txt' } }).then((outcome) => {
+      sneakyDoneAt = Date.now();
+      return outcome;
+    });
+    const [slowOutcome, sneakyOutcome] = await Promise.all([slow, sneaky]);
+    expect(slowOutcome.status).toBe('committed');
+    expect(sneakyOutcome).toMatchObject({ status: 'rolled-back', error: { code: 'CAPABILITY_VIOLATION' } });
+    const slowSpan = JSON.parse(String(slowOutcome.result?.content[0]?.text)) as { end: number };
+    expect(sneakyDoneAt).toBeGreaterThanOrEqual(slowSpan.end);
+    expect(existsSync(join(sandbox.root, 'sneaky.txt'))).toBe(false);
+  });
+
   it('rolls the whole sandbox back to any earlier checkpoint', async () => {
     const first = await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'one' } });
     await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'two' } });
