@@ -45,6 +45,27 @@ export interface IndexUpdate {
   readonly extraBlobs: Map<string, string>;
 }
 
+/**
+ * One file or symlink seen now, against its entry in the last walk: an indexable one goes to git
+ * when its stat changed (or was racy); an unindexable file keeps its blob, or is hashed again.
+ */
+function classify(
+  path: string,
+  now: EntryStat,
+  before: EntryStat | undefined,
+  previous: { readonly racy: ReadonlySet<string>; readonly extraBlobs: ReadonlyMap<string, string> },
+  out: { changed: string[]; extrasToHash: string[]; extraBlobs: Map<string, string> },
+): void {
+  const unchanged = before !== undefined && !previous.racy.has(path) && sameStat(before, now);
+  if (!isUnindexable(path, now.type)) {
+    if (!unchanged) out.changed.push(path);
+  } else if (now.type === 'file') {
+    const blob = unchanged ? previous.extraBlobs.get(path) : undefined;
+    if (blob === undefined) out.extrasToHash.push(path);
+    else out.extraBlobs.set(path, blob);
+  }
+}
+
 /** Compares two walks by stat; an entry that was racy last time counts as changed. */
 export function planIndexUpdate(previous: Pick<WalkCache, 'walk' | 'racy' | 'extraBlobs'>, walk: ReadonlyMap<string, EntryStat>): IndexUpdate {
   const changed: string[] = [];
@@ -52,15 +73,7 @@ export function planIndexUpdate(previous: Pick<WalkCache, 'walk' | 'racy' | 'ext
   const extraBlobs = new Map<string, string>();
   for (const [path, now] of walk) {
     if (now.type !== 'file' && now.type !== 'symlink') continue;
-    const before = previous.walk.get(path);
-    const unchanged = before !== undefined && !previous.racy.has(path) && sameStat(before, now);
-    if (!isUnindexable(path, now.type)) {
-      if (!unchanged) changed.push(path);
-    } else if (now.type === 'file') {
-      const blob = unchanged ? previous.extraBlobs.get(path) : undefined;
-      if (blob === undefined) extrasToHash.push(path);
-      else extraBlobs.set(path, blob);
-    }
+    classify(path, now, previous.walk.get(path), previous, { changed, extrasToHash, extraBlobs });
   }
   const removed: string[] = [];
   for (const [path, before] of previous.walk) {
@@ -214,16 +227,7 @@ export function planPartialUpdate(
   for (const [path, before] of touched) {
     extraBlobs.delete(path);
     const now = walk.get(path);
-    if (now && (now.type === 'file' || now.type === 'symlink')) {
-      const unchanged = before !== undefined && !previous.racy.has(path) && sameStat(before, now);
-      if (!isUnindexable(path, now.type)) {
-        if (!unchanged) changed.push(path);
-      } else if (now.type === 'file') {
-        const blob = unchanged ? previous.extraBlobs.get(path) : undefined;
-        if (blob === undefined) extrasToHash.push(path);
-        else extraBlobs.set(path, blob);
-      }
-    }
+    if (now && (now.type === 'file' || now.type === 'symlink')) classify(path, now, before, previous, { changed, extrasToHash, extraBlobs });
     if (!before || (before.type !== 'file' && before.type !== 'symlink') || isUnindexable(path, before.type)) continue;
     if (now && (now.type === 'file' || now.type === 'symlink') && !isUnindexable(path, now.type)) continue;
     removed.push(path);
