@@ -48,6 +48,15 @@ const sandbox: FlagSpec = {
 };
 
 export const COMMAND_SPECS = {
+  demo: {
+    name: 'demo',
+    summary: 'a narrated tour of supervision and the sandboxed runtime (what npm start runs)',
+    positionals: [],
+    flags: {},
+    requiredFlags: [],
+    details: ['Needs no agents.yaml; ends by itself in under a minute and leaves no process behind.'],
+    examples: ['agents demo'],
+  },
   validate: {
     name: 'validate',
     summary: 'check agents.yaml and summarize its servers, skills and actors',

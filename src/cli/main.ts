@@ -8,6 +8,7 @@ import { ExitCode, processIo, type CliIo } from './cli-io.js';
 import type { CommandName } from './command-specs.js';
 import { toJson, type CommandContext } from './command-context.js';
 import { callCommand } from './call-command.js';
+import { demoCommand } from './demo-command.js';
 import { errorJson, formatError } from './format-error.js';
 import { commandHelp, mainHelp } from './help.js';
 import { importCommand } from './import-command.js';
@@ -18,6 +19,7 @@ import { isUsageError } from './usage-error.js';
 import { validateCommand } from './validate-command.js';
 
 const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promise<number>>> = {
+  demo: demoCommand,
   validate: validateCommand,
   import: importCommand,
   tools: toolsCommand,

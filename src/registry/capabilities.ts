@@ -161,7 +161,7 @@ export function inferCapabilities(input: InferenceInput): InferredCapabilities {
 
   // When nothing says, ADR-029 makes the tool write ("the conservative default is writes: true");
   // the adapter reference page says `read_only: false, writes: false`. We take the safer reading.
-  const writes = decide(layers, 'writes') ?? { source: 'default', value: true, detail: 'conservative default (ADR-029)' };
+  const writes = decide(layers, 'writes') ?? { source: 'default', value: true, detail: defaultWritesDetail(input) };
   const destructive: Decision = !writes.value
     ? { source: writes.source, value: false, detail: `a read-only tool is not destructive (${writes.detail})` }
     : decide(layers, 'destructive') ?? {
@@ -196,6 +196,17 @@ export function inferCapabilities(input: InferenceInput): InferredCapabilities {
       openWorld: origin(openWorld),
     },
   };
+}
+
+/**
+ * Why a tool nothing else classified is taken to write, in words an operator can act on: the
+ * conservative default of ADR-029, and what would change it.
+ */
+function defaultWritesDetail(input: InferenceInput): string {
+  if (input.annotations?.readOnlyHint === true && input.trusted !== true) {
+    return 'server says read-only, but the server is not trusted (set trusted: true, or override read_only: true)';
+  }
+  return 'nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does)';
 }
 
 /** `'read'` for a read-only tool, `'execute'` for anything that writes (ADR-004-F categories). */

@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { ErrorCode, McpActorsError } from '../errors/index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -21,7 +22,10 @@ export function referenceServerPath(server: ReferenceServer): string {
   try {
     return join(dirname(require.resolve(`${pkg}/package.json`)), file);
   } catch (cause) {
-    throw new Error(`${pkg} is not installed; add it as a devDependency (npm install -D ${pkg})`, { cause });
+    throw new McpActorsError(ErrorCode.NOT_FOUND, `${pkg} is not installed; add it as a devDependency (npm install -D ${pkg})`, {
+      cause,
+      details: { package: pkg },
+    });
   }
 }
 

@@ -119,7 +119,7 @@ describe('agents (the CLI)', () => {
     const result = await agents(['tools', 'helper', '--tenant', 'acme']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('actor helper for tenant acme:');
-    expect(result.stdout).toMatch(/fixture\/echo +execute +writes, destructive +default: conservative default/);
+    expect(result.stdout).toMatch(/fixture\/echo +execute +writes, destructive +default: nothing says it only reads/);
     expect(result.stdout).toMatch(/fixture\/annotated_read +read +read-only +name: word "read" in name/);
   });
 

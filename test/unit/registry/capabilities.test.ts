@@ -66,9 +66,21 @@ describe('name heuristics', () => {
       const { capability, provenance } = inferCapabilities({ toolName });
       expect(capability.writes).toBe(true);
       expect(capability.readOnly).toBe(false);
-      expect(provenance.writes).toEqual({ source: 'default', detail: 'conservative default (ADR-029)' });
+      expect(provenance.writes).toEqual({
+        source: 'default',
+        detail: 'nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does)',
+      });
     },
   );
+
+  it('says what to do when an untrusted server calls a tool read-only', () => {
+    const { capability, provenance } = inferCapabilities({ toolName: 'directory_tree', annotations: { readOnlyHint: true } });
+    expect(capability.writes).toBe(true);
+    expect(provenance.writes.detail).toBe(
+      'server says read-only, but the server is not trusted (set trusted: true, or override read_only: true)',
+    );
+    expect(inferCapabilities({ toolName: 'directory_tree', annotations: { readOnlyHint: true }, trusted: true }).capability.readOnly).toBe(true);
+  });
 
   it('matches whole words only: reset writes because of "reset", not because it contains "set"', () => {
     expect(tokenize('reset')).toEqual(['reset']);
