@@ -1,0 +1,37 @@
+/**
+ * Every JavaScript block of the README runs as printed, as a user would paste it into a `.mjs` file
+ * at the package root (`mcp-actors` resolves to this package by its own name), on the Node this run
+ * uses — Node 20 by default, and 22 and 24 in `.ci/run`.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const blocks = [...readme.matchAll(/```(js|javascript|mjs)\n([\s\S]*?)```/g)].map((match, index) => ({
+  index,
+  line: readme.slice(0, match.index).split('\n').length,
+  code: match[2] ?? '',
+}));
+const folder = join(root, '.readme-run');
+
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('README JavaScript examples', () => {
+  it('has some', () => {
+    expect(blocks.length).toBeGreaterThan(0);
+  });
+
+  it.each(blocks)('the block at README.md:$line runs and exits 0', async ({ index, code }) => {
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, `example-${index}.mjs`);
+    writeFileSync(file, code);
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [file], { cwd: root, timeout: 60_000 });
+    expect(stderr).not.toMatch(/Error|Warning/);
+    expect(stdout.length).toBeGreaterThan(0);
+  }, 90_000);
+});
