@@ -39,7 +39,12 @@ export const GLOBAL_FLAGS = {
 /** Only without a command: `agents --version`. */
 export const VERSION_FLAG = { version: { type: 'boolean', short: 'V', description: 'print the version' } } as const satisfies Record<string, FlagSpec>;
 
-const tenant: FlagSpec = { type: 'string', short: 't', value: '<tenant>', description: 'the tenant the actor works for (required)' };
+const tenant: FlagSpec = {
+  type: 'string',
+  short: 't',
+  value: '<tenant>',
+  description: 'the tenant the actor works for (default: default_tenant in agents.yaml, or local)',
+};
 const sandbox: FlagSpec = {
   type: 'string',
   short: 's',
@@ -83,9 +88,9 @@ export const COMMAND_SPECS = {
     summary: "list an actor's tools with category, capabilities and why",
     positionals: [{ name: 'actor', required: true, description: 'an actor of agents.yaml' }],
     flags: { tenant, sandbox },
-    requiredFlags: ['tenant'],
+    requiredFlags: [],
     details: ['Starts the servers of the actor\'s skills, lists the tools, and stops everything again.'],
-    examples: ['agents tools triager --tenant acme', 'agents tools triager --tenant acme --sandbox . --json'],
+    examples: ['agents tools tester --file examples/agents.yaml', 'agents tools assistant --file examples/agents.yaml --sandbox . --json'],
   },
   call: {
     name: 'call',
@@ -102,25 +107,38 @@ export const COMMAND_SPECS = {
       'timeout-ms': { type: 'string', value: '<ms>', description: 'deadline of the call in milliseconds (default 60000)' },
       yes: { type: 'boolean', short: 'y', description: 'approve execute tools without asking' },
     },
-    requiredFlags: ['tenant'],
+    requiredFlags: [],
     details: [
       'Execute tools of an actor whose policy is "ask" are approved on the terminal, unless --yes.',
       'With --sandbox the diff of the sandbox is printed; --apply writes it into the project.',
       'Exits 0 when the call committed, 1 otherwise, 130 on Ctrl+C (after stopping every server).',
     ],
     examples: [
-      'agents call triager fixture/echo \'{"message":"hi"}\' --tenant acme --yes',
-      'agents call triager files/write_file \'{"path":"NOTES.md","content":"hi"}\' --tenant acme --sandbox . --apply',
+      'agents call tester everything/echo \'{"message":"hi"}\' --file examples/agents.yaml',
+      'agents call assistant files/read_text_file \'{"path":"README.md"}\' --file examples/agents.yaml --sandbox . --tenant acme',
     ],
   },
   status: {
     name: 'status',
-    summary: "start an actor's servers once and show their state",
+    summary: "start an actor's servers and show their state (once, or live with --watch)",
+    positionals: [{ name: 'actor', required: true, description: 'an actor of agents.yaml' }],
+    flags: { tenant, sandbox, watch: { type: 'boolean', short: 'w', description: 'keep the servers up and show their state live until Ctrl+C' } },
+    requiredFlags: [],
+    details: [
+      'Shows state, pid, uptime, restarts, next restart, calls in flight, last error and last stderr line of each server.',
+      'Once: exits 1 when a server did not start. With --watch: a table redrawn in place on a terminal, one line per change',
+      'when piped, newline-delimited JSON events with --json; Ctrl+C stops every server it started and exits 130.',
+    ],
+    examples: ['agents status tester --file examples/agents.yaml', 'agents status tester --file examples/agents.yaml --watch'],
+  },
+  up: {
+    name: 'up',
+    summary: "start an actor's servers and watch them live (agents status --watch)",
     positionals: [{ name: 'actor', required: true, description: 'an actor of agents.yaml' }],
     flags: { tenant, sandbox },
-    requiredFlags: ['tenant'],
-    details: ['Shows name, tenant, state, pid, restarts, last error and uptime of each server; exits 1 when a server did not start.'],
-    examples: ['agents status triager --tenant acme'],
+    requiredFlags: [],
+    details: ['The same as agents status <actor> --watch. Ctrl+C stops every server it started and exits 130.'],
+    examples: ['agents up tester --file examples/agents.yaml'],
   },
 } as const satisfies Record<string, CommandSpec>;
 

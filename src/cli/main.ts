@@ -13,7 +13,7 @@ import { errorJson, formatError } from './format-error.js';
 import { commandHelp, mainHelp } from './help.js';
 import { importCommand } from './import-command.js';
 import { parseCommandLine, wantsDebug } from './parse-command-line.js';
-import { statusCommand } from './status-command.js';
+import { statusCommand, upCommand } from './status-command.js';
 import { toolsCommand } from './tools-command.js';
 import { isUsageError } from './usage-error.js';
 import { validateCommand } from './validate-command.js';
@@ -25,6 +25,7 @@ const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promis
   tools: toolsCommand,
   call: callCommand,
   status: statusCommand,
+  up: upCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */

@@ -28,6 +28,7 @@ export interface CliFlags {
   readonly apply: boolean;
   readonly timeoutMs: number | undefined;
   readonly yes: boolean;
+  readonly watch: boolean;
 }
 
 export type CommandLine =
@@ -117,6 +118,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     apply: values.apply === true,
     timeoutMs: timeoutValue(values['timeout-ms']),
     yes: values.yes === true,
+    watch: values.watch === true,
   };
   if (flags.apply && flags.sandbox === undefined) {
     throw new UsageError('--apply needs --sandbox <projectDir>: it writes the changes of the sandbox into that project');

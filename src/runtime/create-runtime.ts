@@ -58,6 +58,11 @@ export interface ServerStatus {
   readonly pid: number | undefined;
   readonly uptimeMs: number | undefined;
   readonly actors: number;
+  /** When the next automatic restart is due (epoch ms), while one is scheduled. */
+  readonly nextAttemptAt: number | undefined;
+  readonly callsInFlight: number;
+  /** The last line the server wrote to stderr (stdio servers). */
+  readonly lastStderrLine: string | undefined;
 }
 
 export interface RuntimeStatus {
@@ -211,6 +216,9 @@ class RuntimeImpl implements Runtime {
           pid: status.pid,
           uptimeMs: status.uptimeMs,
           actors: entry.refs,
+          nextAttemptAt: status.nextAttemptAt,
+          callsInFlight: status.callsInFlight,
+          lastStderrLine: status.diagnostics?.stderrTail.at(-1),
         };
       }),
       actors: [...this.handles].map((handle) => ({ actor: handle.name, tenant: handle.tenant, id: handle.id })),
@@ -245,7 +253,12 @@ class RuntimeImpl implements Runtime {
         failures.push(error);
       }
     };
-    // Activations under way finish first (their actors are then deactivated like the others).
+    // Activations under way finish first (their actors are then deactivated like the others). A
+    // shutdown overtakes them: a server still starting is stopped, so the activation waiting for it
+    // ends now (SERVER_STOPPED) rather than after the server's whole restart budget.
+    for (const entry of this.pool.list()) {
+      if (entry.adapter.client.state === 'STARTING') void entry.adapter.client.stop().catch(() => undefined);
+    }
     await Promise.allSettled([...this.activations]);
     for (const handle of this.handles) handle.cancelCalls('the runtime is shutting down');
     for (const handle of [...this.handles].reverse()) await attempt(() => handle.deactivate());
@@ -313,14 +326,19 @@ class RuntimeImpl implements Runtime {
   }
 
   private watchServer(entry: PoolEntry): void {
+    const { client } = entry.adapter;
+    client.state$.subscribe((state) => {
+      this.events.next({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: client.status().pid });
+    });
+    // Restarts happen inside STARTING (the wait between them is part of it), so they are read from
+    // the machine's snapshots, not from the public state.
     let restarts = 0;
-    entry.adapter.client.state$.subscribe((state) => {
-      const status = entry.adapter.client.status();
-      this.events.next({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: status.pid });
-      if (status.restarts < restarts) restarts = status.restarts; // start() or reconnect() began afresh
-      if (status.restarts > restarts) {
-        restarts = status.restarts;
-        this.events.next({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: status.lastError?.message });
+    client.actor.subscribe((snapshot) => {
+      const count = snapshot.context.restartCount;
+      if (count < restarts) restarts = count; // start() or reconnect() began afresh
+      if (count > restarts) {
+        restarts = count;
+        this.events.next({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: client.status().lastError?.message });
       }
     });
   }

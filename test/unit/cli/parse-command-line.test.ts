@@ -41,7 +41,7 @@ describe('parseCommandLine', () => {
   it('suggests the command a typo meant', () => {
     expect(usageMessage(['valdate'])).toBe('unknown command "valdate"; did you mean "validate"? (agents --help lists the commands)');
     expect(usageMessage(['stat'])).toContain('did you mean "status"?');
-    expect(usageMessage(['deploy'])).toContain('commands: validate, import, tools, call, status');
+    expect(usageMessage(['deploy'])).toContain('commands: demo, validate, import, tools, call, status, up');
     expect(usageMessage([])).toContain('no command given');
   });
 
@@ -64,7 +64,8 @@ describe('parseCommandLine', () => {
   it('checks positionals, required flags, --timeout-ms and --apply', () => {
     expect(usageMessage(['call', 'a', '-t', 'x'])).toBe('agents call <actor> <tool> [json-args]: <tool> is missing (the full tool name, <server>/<tool>)');
     expect(usageMessage(['call', 'a', 'b', '{"x":', '1}', '-t', 'x'])).toContain('unexpected argument "1}"; write agents call <actor> <tool> [json-args]; quote the JSON');
-    expect(usageMessage(['status', 'a'])).toBe('agents status needs --tenant <tenant>: the tenant the actor works for (required)');
+    expect(run(['status', 'a']).flags.tenant).toBeUndefined(); // the tenant defaults (default_tenant in the file, or local)
+    expect(run(['status', 'a', '--watch']).flags.watch).toBe(true);
     expect(usageMessage(['call', 'a', 'b', '-t', 'x', '--timeout-ms', '0'])).toContain('--timeout-ms must be a whole number of milliseconds, at least 1');
     expect(usageMessage(['call', 'a', 'b', '-t', 'x', '--timeout-ms', '1.5'])).toContain('got "1.5"');
     expect(usageMessage(['call', 'a', 'b', '-t', 'x', '--apply'])).toContain('--apply needs --sandbox <projectDir>');

@@ -1,0 +1,63 @@
+/**
+ * The CLI in an operator's words: the tenant defaults to `local`, and a server whose start fails
+ * twice with the same error is called permanent — the command stops waiting and says what to fix,
+ * in config keys, not API names.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureServerPath } from '../../src/testing/fixture.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin/agents.mjs');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-actors-operator-'));
+  const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
+  writeFileSync(
+    join(dir, 'agents.yaml'),
+    stringify({
+      servers: {
+        fixture: { command: process.execPath, args: [fixtureServerPath()], env },
+        broken: { command: process.execPath, args: [fixtureServerPath(), '--exit-on-start=3'], env },
+      },
+      skills: { ops: { mcp_servers: ['fixture'] }, bad: { mcp_servers: [{ server: 'broken', required: true }] } },
+      actors: { helper: { skills: ['ops'] }, stuck: { skills: ['bad'] } },
+    }),
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function agents(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('agents, in operator words', () => {
+  it('runs an actor command without --tenant, for the tenant local', async () => {
+    const result = await agents(['status', 'helper']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('actor helper for tenant local: every server is running');
+  });
+
+  it('stops waiting when a start fails twice with the same error, and says what to fix in agents.yaml', async () => {
+    const result = await agents(['status', 'stuck']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('server "broken" failed to start twice with the same error, which looks permanent, so agents stopped waiting');
+    expect(result.stderr).toContain('exited with code 3');
+    expect(result.stderr).toContain('under servers.broken in agents.yaml');
+    expect(result.stderr).not.toMatch(/start\(\)|reconnect\(\)/);
+    expect(result.stdout).not.toMatch(/\u001b/); // piped: no progress line, no colour
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * `agents status --watch` as an operator sees it: in a pseudo-terminal (util-linux `script`) the
+ * table is redrawn in place and shows a crash and the recovery live; Ctrl+C stops every server and
+ * exits 130 with no process left. Piped, it prints one plain line per change and no escape codes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureServerPath } from '../../src/testing/fixture.js';
+import { expectAllGone } from '../support/processes.js';
+import { waitUntil } from '../support/wait.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin/agents.mjs');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-actors-watch-'));
+  const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
+  writeFileSync(
+    join(dir, 'agents.yaml'),
+    stringify({
+      servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env } },
+      skills: { ops: { mcp_servers: ['fixture'] } },
+      actors: { helper: { skills: ['ops'] } },
+    }),
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function watch(terminal: boolean): { output: () => string; interrupt: () => void; exited: Promise<number | null> } {
+  const command = [process.execPath, bin, 'status', 'helper', '--watch'];
+  const child = terminal
+    ? spawn('script', ['-qfec', command.map((part) => `'${part}'`).join(' '), '/dev/null'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } })
+    : spawn(command[0]!, command.slice(1), { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return {
+    output: () => out,
+    interrupt: () => (terminal ? child.stdin.write('\u0003') : child.kill('SIGINT')),
+    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+  };
+}
+
+const pidsOf = (text: string): number[] => [...text.matchAll(/RUNNING\S*\s+(\d+)/g)].map((m) => Number(m[1]));
+
+describe('agents status --watch', () => {
+  it('in a terminal shows a crash and the recovery live, and Ctrl+C stops everything and exits 130', async () => {
+    const run = watch(true);
+    await waitUntil(() => pidsOf(run.output()).length > 0, 'the table to show the server RUNNING', 20_000);
+    const first = pidsOf(run.output())[0]!;
+    expect(run.output()).toContain('\u001b['); // drawn in place, with colour
+    expect(run.output()).toMatch(/SERVER +TENANT +STATE +PID +UPTIME +RESTARTS +NEXT RESTART +CALLS +LAST ERROR +LAST STDERR/);
+    process.kill(first, 'SIGKILL');
+    await waitUntil(() => pidsOf(run.output()).some((pid) => pid !== first), 'the table to show a new pid', 20_000);
+    const second = pidsOf(run.output()).find((pid) => pid !== first)!;
+    expect(run.output()).toMatch(new RegExp(`RUNNING\\S*\\s+${second}\\s+\\S+( ms| s)?\\s+1\\s`)); // one restart
+    run.interrupt();
+    expect(await run.exited).toBe(130);
+    await expectAllGone([first, second]);
+  }, 60_000);
+
+  it('piped prints one plain line per change, with no escape codes', async () => {
+    const run = watch(false);
+    await waitUntil(() => /fixture@local RUNNING pid \d+/.test(run.output()), 'a RUNNING line', 20_000);
+    const pid = Number(/RUNNING pid (\d+)/.exec(run.output())![1]);
+    run.interrupt();
+    expect(await run.exited).toBe(130);
+    expect(run.output()).not.toMatch(/\u001b/);
+    expect(run.output()).toMatch(/^\d\d:\d\d:\d\d fixture@local STARTING$/m);
+    expect(run.output()).toMatch(/fixture@local STOPPED$/m);
+    await expectAllGone([pid]);
+  }, 60_000);
+});
