@@ -9,7 +9,9 @@ import { isUsageError } from './usage-error.js';
 /** The text for stderr, ending with a newline. */
 export function formatError(error: unknown, options: { debug: boolean }): string {
   const lines: string[] = [];
-  if (isMcpActorsError(error)) lines.push(`error [${error.code}]: ${error.message}`);
+  const inError = serverInError(error);
+  if (inError !== undefined) lines.push(`error [${inError.code}]: ${inError.message}`);
+  else if (isMcpActorsError(error)) lines.push(`error [${error.code}]: ${error.message}`);
   else lines.push(`error: ${error instanceof Error ? error.message : String(error)}`);
   const hint = cliHint(error);
   if (hint !== undefined) lines.push(`hint: ${hint}`);
@@ -30,8 +32,26 @@ export function cliHint(error: unknown): string | undefined {
   for (const link of causes(error)) {
     if (!isMcpActorsError(link)) continue;
     if (link.details.placeholder === 'SANDBOX_ROOT') return 'a server of this actor works in a sandbox: add --sandbox <projectDir>';
+    if (link.code === 'SERVER_IN_ERROR' && typeof link.details.server === 'string') {
+      return `fix command, args, env or cwd under servers.${link.details.server} in agents.yaml, then run the command again`;
+    }
   }
   return undefined;
+}
+
+/**
+ * A server in ERROR, said in an operator's words: which server, after how many restarts, and the
+ * error that put it there — read from the error's structure (its code, details and cause), since
+ * the runtime's own message speaks to a program (start(), reconnect()).
+ */
+function serverInError(error: unknown): { code: string; message: string } | undefined {
+  const link = causes(error).find((candidate) => isMcpActorsError(candidate) && candidate.code === 'SERVER_IN_ERROR');
+  if (!isMcpActorsError(link) || typeof link.details.server !== 'string') return undefined;
+  const restarts = typeof link.details.restarts === 'number' ? link.details.restarts : undefined;
+  const after = restarts === undefined ? '' : ` after ${restarts} automatic restart${restarts === 1 ? '' : 's'}`;
+  const why = link.cause instanceof Error ? `: ${link.cause.message}` : '';
+  const top = isMcpActorsError(error) ? error.code : link.code;
+  return { code: top, message: `server "${link.details.server}" could not start and gave up${after}${why}` };
 }
 
 function causes(error: unknown): unknown[] {

@@ -13,6 +13,19 @@ describe('formatError', () => {
     expect(formatError(cause, { debug: false })).toContain('\nhint: a server of this actor works in a sandbox: add --sandbox <projectDir>\n');
   });
 
+  it('says a server in ERROR in config terms, from the error\'s structure, without API method names', () => {
+    const exit = new McpActorsError('SERVER_EXITED', 'server "files" exited with code 3 before the handshake');
+    const inError = new McpActorsError('SERVER_IN_ERROR', 'server "files" is in ERROR (after 5 automatic restarts). x cannot run until start() or reconnect() is called', {
+      cause: exit,
+      details: { server: 'files', restarts: 5 },
+    });
+    const text = formatError(new McpActorsError('ACTIVATION_FAILED', 'actor did not start', { cause: inError }), { debug: false });
+    expect(text).toBe(
+      'error [ACTIVATION_FAILED]: server "files" could not start and gave up after 5 automatic restarts: server "files" exited with code 3 before the handshake\n' +
+        'hint: fix command, args, env or cwd under servers.files in agents.yaml, then run the command again\n',
+    );
+  });
+
   it('prints a usage error as one line, even under --debug', () => {
     expect(formatError(new UsageError('unknown flag --x'), { debug: true })).toBe('error: unknown flag --x\n');
   });
