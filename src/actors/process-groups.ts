@@ -3,7 +3,9 @@
  * synchronously if the host process exits (normally or by a catchable signal, via `signal-exit`),
  * so no server outlives its host. Nothing can run in the host after a SIGKILL, so a reaper — one
  * small process per host, in its own group, told of every group as it comes and goes — kills
- * what is left when its stdin (a pipe from the host) ends; see `reaper.mjs`.
+ * what is left when its stdin (a pipe from the host) ends; see `reaper.mjs`. Git processes of the
+ * checkpoint store are tracked here too. The reaper lives while any group is tracked and
+ * `REAPER_LINGER_MS` after the last one ended; `retireReaper()` ends it at once.
  *
  * When `MCP_ACTORS_PID_LOG` names a file, each spawned group is appended to it (`<pid> <pgid>`):
  * the test suite's teardown uses it to prove nothing was left behind.
@@ -26,8 +28,15 @@ function installExitHook(): void {
 
 let reaper: ChildProcess | undefined;
 let reaperUnavailable = false;
+let retireTimer: NodeJS.Timeout | undefined;
 
-/** Starts the reaper once; best effort — without it, only a SIGKILL of the host can leak. */
+/**
+ * How long the reaper stays after the last group ended: a run of sandboxed writes (three git
+ * processes each) or a restart must not respawn it every time.
+ */
+export const REAPER_LINGER_MS = 3_000;
+
+/** Starts the reaper when needed; best effort — without it, only a SIGKILL of the host can leak. */
 function tellReaper(line: string): void {
   if (reaperUnavailable) return;
   if (!reaper) {
@@ -36,31 +45,81 @@ function tellReaper(line: string): void {
       reaperUnavailable = true;
       return;
     }
+    let started: ChildProcess;
     try {
-      reaper = spawn(process.execPath, [script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+      started = spawn(process.execPath, [script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
     } catch {
-      reaperUnavailable = true;
+      // ENOMEM and the like: try again with the next group.
       return;
     }
-    reaper.on('error', () => {
-      reaperUnavailable = true;
-      reaper = undefined;
+    // Out of descriptors or processes (EMFILE, EAGAIN): the next group tries again and tells it all.
+    started.on('error', () => {
+      if (reaper === started) reaper = undefined;
     });
-    reaper.on('exit', () => {
-      reaper = undefined;
+    started.on('exit', () => {
+      if (reaper === started) reaper = undefined;
     });
-    reaper.stdin?.on('error', () => undefined);
+    if (!started.stdin) return;
+    started.stdin.on('error', () => undefined);
+    reaper = started;
     // Neither the reaper nor its pipe may keep the host's event loop alive.
-    reaper.unref();
-    (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-    for (const pgid of live) if (`+${pgid}\n` !== line) reaper.stdin?.write(`+${pgid}\n`);
+    started.unref();
+    (started.stdin as unknown as { unref?: () => void }).unref?.();
+    for (const pgid of live) if (`+${pgid}\n` !== line) started.stdin.write(`+${pgid}\n`);
   }
   reaper?.stdin?.write(line);
+}
+
+/** Ends the reaper (it exits when its stdin ends; its list is empty, so it kills nothing). */
+function endReaper(): ChildProcess | undefined {
+  clearTimeout(retireTimer);
+  retireTimer = undefined;
+  const ending = reaper;
+  reaper = undefined;
+  ending?.stdin?.end();
+  return ending;
+}
+
+function scheduleRetirement(): void {
+  clearTimeout(retireTimer);
+  retireTimer = setTimeout(() => {
+    retireTimer = undefined;
+    if (live.size === 0) endReaper();
+  }, REAPER_LINGER_MS);
+  retireTimer.unref();
+}
+
+/**
+ * Ends the reaper now if no group is tracked, and resolves once it has exited (at most about a
+ * second; SIGKILL after that). `runtime.shutdown()` calls it, so no child of the host is left.
+ * With groups still tracked it does nothing: the reaper is still guarding them.
+ */
+export async function retireReaper(): Promise<void> {
+  if (live.size > 0 || !reaper) return;
+  const ending = endReaper();
+  if (!ending || ending.exitCode !== null || ending.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      ending.kill('SIGKILL');
+      resolve();
+    }, 1_000);
+    ending.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** The reaper's pid while one runs (for tests and orphan checks). */
+export function reaperPid(): number | undefined {
+  return reaper?.pid;
 }
 
 /** Records a freshly spawned group leader (`detached: true`, so pgid = pid). */
 export function trackGroup(pgid: number): void {
   installExitHook();
+  clearTimeout(retireTimer);
+  retireTimer = undefined;
   live.add(pgid);
   tellReaper(`+${pgid}\n`);
   const log = process.env.MCP_ACTORS_PID_LOG;
@@ -75,7 +134,9 @@ export function trackGroup(pgid: number): void {
 
 /** Forgets a group once it is known to be empty. */
 export function untrackGroup(pgid: number): void {
-  if (live.delete(pgid)) tellReaper(`-${pgid}\n`);
+  if (!live.delete(pgid)) return;
+  tellReaper(`-${pgid}\n`);
+  if (live.size === 0) scheduleRetirement();
 }
 
 /** Groups spawned and not yet known to be gone. */

@@ -44,8 +44,20 @@ export function isProcessAlive(pid: number): boolean {
 /** Living (non-zombie) members of a process group. Empty where `/proc` is unavailable. */
 export function groupMembers(pgid: number): number[] {
   if (!hasProc) return isProcessAlive(pgid) ? [pgid] : [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    // Out of descriptors (EMFILE): the group exists while any member does, zombies included.
+    try {
+      process.kill(-pgid, 0);
+      return [pgid];
+    } catch {
+      return [];
+    }
+  }
   const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
+  for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     const stat = readProcStat(pid);

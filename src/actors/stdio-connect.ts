@@ -11,6 +11,7 @@ import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
 import { serverEnvironment } from './server-environment.js';
+import { isTransientSpawnFailure } from './spawn-failure.js';
 import { describeExit, StdioProcessTransport, type ProcessExit } from './stdio-process-transport.js';
 
 type ConnectParams = Parameters<CallbackLogicFunction<ServerEvent, ServerEvent, ConnectInput>>[0];
@@ -47,7 +48,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
       await started;
     } catch (error) {
       // A missing or non-executable command cannot start by trying again; a lack of resources can.
-      const transient = ['EAGAIN', 'EMFILE', 'ENFILE', 'ENOMEM'].includes(String((error as { details?: { errno?: unknown } }).details?.errno ?? (error as { code?: unknown }).code));
+      const transient = isTransientSpawnFailure(error);
       if (active) sendBack({ type: 'server.startFailed', error: spawnError(error, config.name), retryable: transient });
       return;
     }

@@ -10,10 +10,12 @@
  *   would keep the stream open forever. When the leader exits, for any reason, the rest of the
  *   group is SIGKILLed, and `exited` resolves and `onclose` fires once the group is empty — so the
  *   SDK Client rejects the calls in flight at once instead of hanging.
+ * - Spawned with Node's `child_process.spawn` (not execa: see `#spawn`); every spawn failure,
+ *   EMFILE and ENOMEM included, is a SPAWN_FAILED rejection of `start()`, never an unhandled event.
  * - stdout is framed per line with a cap per message (`maxMessageBytes`); stderr is kept as a
  *   bounded tail for error messages.
  */
-import { execa } from 'execa';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -224,55 +226,53 @@ export class StdioProcessTransport implements Transport {
 
   async #spawn(): Promise<void> {
     const { command, args, env, cwd } = this.#options;
-    let subprocess: ReturnType<typeof execa>;
+    let child: ChildProcess;
     try {
-      subprocess = execa(command, [...args], {
+      // Node's own spawn, not execa: a server process is a long-lived pipe pair we read and write
+      // ourselves, so execa's result promise, buffering and stream helpers buy nothing here and cost
+      // about 45 KiB of host heap per child (child_process: about 9 KiB). ENOMEM and other errors
+      // the kernel reports at once are thrown here; EMFILE, ENFILE, EAGAIN, ENOENT and EACCES come
+      // as an 'error' event on the next tick (with EMFILE/ENFILE no stdio is set up at all).
+      child = spawn(command, [...args], {
         detached: true,
         env: { ...env },
-        extendEnv: false,
         ...(cwd === undefined ? {} : { cwd }),
-        stdin: 'pipe',
-        stdout: 'pipe',
-        stderr: 'pipe',
-        buffer: false,
-        reject: false,
-        cleanup: false,
-        stripFinalNewline: false,
+        stdio: ['pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
       throw await this.#spawnFailed(error);
     }
-    // The result is of no interest (the 'exit' event is), but it must never become an unhandled
-    // rejection; and while a grandchild holds stdout it stays pending, which is fine.
-    subprocess.then(noop, noop);
     // Tracked as soon as the pid exists (the 'spawn' event comes a tick later), so the host's exit
     // hook covers the group from the start.
-    const spawnedPid = subprocess.pid;
+    const spawnedPid = child.pid;
     if (spawnedPid !== undefined) trackGroup(spawnedPid);
-
-    this.#stdin = subprocess.stdin as Writable | null;
-    this.#stdout = subprocess.stdout as Readable | null;
-    this.#stderrStream = subprocess.stderr as Readable | null;
-    // Stream errors (EPIPE on stdin after the child died, a reset pipe) end up in the exit path.
-    this.#stdin?.on('error', noop);
-    this.#stdout?.on('error', noop);
-    this.#stderrStream?.on('error', noop);
 
     await new Promise<void>((resolve, reject) => {
       let spawned = false;
-      subprocess.once('spawn', () => {
+      // Listened to before anything else can fail: an 'error' without a listener would crash the host.
+      child.on('error', (error: Error) => {
+        if (spawned) this.#report(error);
+        else {
+          if (spawnedPid !== undefined) untrackGroup(spawnedPid);
+          this.#spawnFailed(error).then(reject, reject);
+        }
+      });
+      child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
+        this.#onLeaderExit(code, signal);
+      });
+      this.#stdin = child.stdin;
+      this.#stdout = child.stdout;
+      this.#stderrStream = child.stderr;
+      // Stream errors (EPIPE on stdin after the child died, a reset pipe) end up in the exit path.
+      this.#stdin?.on('error', noop);
+      this.#stdout?.on('error', noop);
+      this.#stderrStream?.on('error', noop);
+      child.once('spawn', () => {
         spawned = true;
-        this.#pid = spawnedPid ?? subprocess.pid;
+        this.#pid = spawnedPid ?? child.pid;
         if (spawnedPid === undefined && this.#pid !== undefined) trackGroup(this.#pid);
         this.#wireStreams();
         resolve();
-      });
-      subprocess.on('error', (error: Error) => {
-        if (spawned) this.#report(error);
-        else this.#spawnFailed(error).then(reject, reject);
-      });
-      subprocess.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
-        this.#onLeaderExit(code, signal);
       });
     });
   }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { retireReaper } from '../actors/process-groups.js';
 import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
 import { closest } from '../config/suggest.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -266,6 +267,8 @@ class RuntimeImpl implements Runtime {
     for (const entry of this.sandboxes.values()) await attempt(async () => (await entry.workspace).dispose());
     this.sandboxes.clear();
     for (const sandbox of this.ownedSandboxes.splice(0).reverse()) await attempt(() => sandbox.dispose());
+    // No group left to guard (unless another runtime in this host has some): the reaper goes too.
+    await attempt(() => retireReaper());
     for (const error of failures) {
       this.events.next({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
     }

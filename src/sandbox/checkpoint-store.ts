@@ -37,6 +37,7 @@ import {
   type StoredCheckpoint,
 } from './checkpoint-store-dir.js';
 import { createGit, splitNul, type Git } from './git.js';
+import { clearLeftoverGit } from './git-leftovers.js';
 import {
   applyHints,
   ManifestTables,
@@ -195,8 +196,10 @@ export class CheckpointStore {
       throw error;
     }
     const store = new CheckpointStore(root, storeDir, file, options);
-    // Nobody else uses a private store: a lock left by a killed git would block every command.
-    await rm(join(storeDir, 'index.lock'), { force: true });
+    // Nobody else uses a private store: a git a dead host left running (and the index.lock it
+    // holds) would block every command, so it is waited for or killed, and the lock cleared.
+    if (created) await rm(join(storeDir, 'index.lock'), { force: true });
+    else await clearLeftoverGit(storeDir);
     store.#pendingRollback = await exists(join(storeDir, JOURNAL_FILE));
     if (store.#pendingRollback) await store.recover();
     return store;

@@ -3,7 +3,8 @@
  * collected — shared by the checkpoint store (`git.ts`) and the sandbox (`sandbox-git.ts`), which
  * differ only in the environment they give git and the error code they report with.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { trackGroup, untrackGroup } from '../actors/process-groups.js';
 import type { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 
@@ -31,21 +32,37 @@ export interface GitProcessResult {
 
 export function runGitProcess(argv: readonly string[], options: GitProcessOptions): Promise<GitProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.command ?? 'git', argv, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const couldNotRun = (error: Error): McpActorsError =>
+      new McpActorsError(options.errorCode, `could not run ${options.label}: ${error.message}; is git installed and on PATH?`, {
+        cause: error,
+        details: { args: options.shownArgs, ...('code' in error && typeof error.code === 'string' ? { errno: error.code } : {}) },
+      });
+    let child: ChildProcess;
+    try {
+      // In a group of its own and tracked like a server's, so the host's exit hook and the reaper
+      // kill a git left running by a host that died (it would go on holding index.lock).
+      child = spawn(options.command ?? 'git', argv, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    } catch (error) {
+      reject(couldNotRun(error instanceof Error ? error : new Error(String(error))));
+      return;
+    }
+    const pid = child.pid;
+    if (pid !== undefined) trackGroup(pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    child.on('error', (error) => {
+      if (pid !== undefined) untrackGroup(pid);
+      reject(couldNotRun(error));
+    });
+    // Out of descriptors (EMFILE) there are no pipes: the 'error' above reports it.
+    if (!child.stdin || !child.stdout || !child.stderr) return;
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.stdin.on('error', () => {
       // git may exit before reading all of its input; the exit code tells what happened.
     });
-    child.on('error', (error) => {
-      reject(
-        new McpActorsError(options.errorCode, `could not run ${options.label}: ${error.message}; is git installed and on PATH?`, {
-          cause: error,
-          details: { args: options.shownArgs },
-        }),
-      );
+    child.on('exit', () => {
+      if (pid !== undefined) untrackGroup(pid);
     });
     child.on('close', (code, signal) => {
       const result: GitProcessResult = { stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), exitCode: code ?? -1 };
