@@ -10,6 +10,7 @@ import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { executeToolCall } from '../calls/execute-tool-call.js';
 import { unknownToolOutcome } from '../calls/run-tool-call.js';
 import { toolCallSteps } from '../calls/tool-call-steps.js';
+import { linkCallSignal } from '../tool-call/call-signal.js';
 import type { DomainServer } from '../inprocess/define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
@@ -170,9 +171,16 @@ export class ActorHandle implements AsyncDisposable {
     };
     emit({ type: 'call.started', callId, actor: this.name, tenant: this.tenant, tool: toolName, category: tool.category });
     let outcome: CallOutcome;
+    // The actor's and the caller's long-lived signals must not collect a listener per call (see
+    // tool-call/call-signal.ts). With a caller's signal the call gets one of its own, linked to
+    // both until it settles. Without one, the actor's signal goes down as it is: every layer that
+    // listens to it removes its listener when the call settles, and the one that cannot (the SDK)
+    // is handed a signal of the call's own by McpClient.callTool. An AbortSignal costs more to
+    // make than a whole in-process fast-path call, so none is made when nothing needs it.
+    const call = options.signal ? linkCallSignal(this.cancelAll.signal, options.signal) : undefined;
     try {
       outcome = await executeToolCall(this.steps, input, {
-        signal: options.signal ? AbortSignal.any([options.signal, this.cancelAll.signal]) : this.cancelAll.signal,
+        signal: call?.signal ?? this.cancelAll.signal,
         parent: this.actor,
         inspected: this.wiring.inspected,
         systemId: `call:${callId}`,
@@ -189,6 +197,8 @@ export class ActorHandle implements AsyncDisposable {
         error: new McpActorsError(ErrorCode.TOOL_FAILED, `the call of "${toolName}" failed unexpectedly: ${messageOf(cause)}`, { cause }),
         durationMs: Date.now() - input.startedAt,
       };
+    } finally {
+      call?.unlink();
     }
     return this.audited(tool, outcome);
   }
