@@ -5,7 +5,7 @@
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { linkCallSignal } from '../src/tool-call/call-signal.js';
+import { CallSet, linkCallSignal } from '../src/tool-call/call-signal.js';
 
 type Step = { kind: 'abort'; source: number } | { kind: 'unlink' };
 
@@ -54,6 +54,35 @@ describe('linkCallSignal', () => {
           for (const source of sources) expect(getEventListeners(source.signal, 'abort')).toHaveLength(0);
         },
       ),
+    );
+  });
+
+  it('CallSet: cancelAll aborts the calls open now and later, never a settled one, and keeps none', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('open', 'settle', 'cancel'), { maxLength: 20 }), (steps) => {
+        const calls = new CallSet();
+        const caller = new AbortController();
+        const open: ReturnType<CallSet['open']>[] = [];
+        const settled: ReturnType<CallSet['open']>[] = [];
+        let cancelled = false;
+        for (const step of steps) {
+          if (step === 'open') open.push(calls.open(caller.signal));
+          else if (step === 'settle' && open.length > 0) {
+            const call = open.shift()!;
+            const wasAborted = call.signal.aborted;
+            call.unlink();
+            settled.push(call);
+            expect(call.signal.aborted).toBe(wasAborted);
+          } else if (step === 'cancel') {
+            calls.cancelAll('stop');
+            cancelled = true;
+          }
+          for (const call of open) expect(call.signal.aborted).toBe(cancelled);
+        }
+        for (const call of open) call.unlink();
+        expect(calls.size).toBe(0);
+        expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+      }),
     );
   });
 });

@@ -49,3 +49,62 @@ export function linkCallSignal(...sources: readonly (AbortSignal | undefined)[])
   }
   return { signal: controller.signal, unlink: linked.length === 0 ? NOTHING_TO_UNLINK : unlink };
 }
+
+/**
+ * The signals of the calls in flight of one owner (an actor), cancelled together by
+ * `cancelAll()` without the owner keeping a long-lived signal that every call listens to: under
+ * 16 calls in flight such a signal holds 16 listeners (and Node warns past ten), and each
+ * listener is one more thing a call must remember to remove.
+ *
+ * @example
+ * const calls = new CallSet();
+ * const call = calls.open(options.signal);
+ * try { return await run(call.signal); } finally { call.unlink(); }
+ * // elsewhere, at shutdown:
+ * calls.cancelAll(new Error('shutting down'));
+ */
+export class CallSet {
+  readonly #open = new Set<AbortController>();
+  #cancelled: { reason: unknown } | undefined;
+
+  /** A signal for one call, aborted by the caller's `signal` or by `cancelAll()` until unlinked. */
+  open(signal?: AbortSignal): CallSignal {
+    const controller = new AbortController();
+    if (this.#cancelled) {
+      controller.abort(this.#cancelled.reason);
+      return { signal: controller.signal, unlink: NOTHING_TO_UNLINK };
+    }
+    const caller = signal === undefined ? undefined : linkTo(controller, signal);
+    this.#open.add(controller);
+    return {
+      signal: controller.signal,
+      unlink: () => {
+        this.#open.delete(controller);
+        caller?.();
+      },
+    };
+  }
+
+  /** Aborts every call open now, and every call opened from now on. */
+  cancelAll(reason: unknown): void {
+    this.#cancelled ??= { reason };
+    for (const controller of this.#open) controller.abort(reason);
+    this.#open.clear();
+  }
+
+  /** How many calls are open (for tests and status). */
+  get size(): number {
+    return this.#open.size;
+  }
+}
+
+/** Aborts `controller` when `source` aborts; returns the unlink. */
+function linkTo(controller: AbortController, source: AbortSignal): () => void {
+  if (source.aborted) {
+    controller.abort(source.reason);
+    return NOTHING_TO_UNLINK;
+  }
+  const onAbort = (): void => controller.abort(source.reason);
+  source.addEventListener('abort', onAbort, { once: true });
+  return () => source.removeEventListener('abort', onAbort);
+}
