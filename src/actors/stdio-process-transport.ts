@@ -81,6 +81,8 @@ export class StdioProcessTransport implements Transport {
   #closePromise: Promise<void> | undefined;
   #stopPromise: Promise<void> | undefined;
   #stdin: Writable | null = null;
+  /** The wait for `'drain'` that every write made while the pipe is full shares. */
+  #drainWait: Promise<void> | undefined;
   #stdout: Readable | null = null;
   #stderrStream: Readable | null = null;
   #streamsDone: Promise<unknown> = Promise.resolve();
@@ -172,13 +174,9 @@ export class StdioProcessTransport implements Transport {
       const settle = (error?: unknown): void => {
         if (settled) return;
         settled = true;
-        stdin.off('drain', onDrain);
-        stdin.off('close', onClose);
         if (error === undefined) resolve();
         else reject(lost(error));
       };
-      const onDrain = (): void => settle();
-      const onClose = (): void => settle(new Error('stdin closed before the message was written'));
       // EPIPE and ERR_STREAM_DESTROYED arrive here (and on the stream's 'error', which is
       // listened to): the exit path reports the process's end; this send just fails.
       const flushed = stdin.write(data, (error) => {
@@ -188,9 +186,29 @@ export class StdioProcessTransport implements Transport {
         settle();
         return;
       }
+      this.#drained(stdin).then(() => settle(), settle);
+    });
+  }
+
+  /**
+   * One wait for `'drain'` shared by every write made while the pipe is full: a listener pair
+   * per pending write would pile up on the stream (and warn past ten) under a burst of calls.
+   */
+  #drained(stdin: Writable): Promise<void> {
+    this.#drainWait ??= new Promise<void>((resolve, reject) => {
+      const done = (error?: Error): void => {
+        stdin.off('drain', onDrain);
+        stdin.off('close', onClose);
+        this.#drainWait = undefined;
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      const onDrain = (): void => done();
+      const onClose = (): void => done(new Error('stdin closed before the message was written'));
       stdin.once('drain', onDrain);
       stdin.once('close', onClose);
     });
+    return this.#drainWait;
   }
 
   /**

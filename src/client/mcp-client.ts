@@ -18,6 +18,7 @@ import type { ServerState } from '../machines/server-states.js';
 import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
+import { linkCallSignal } from '../tool-call/call-signal.js';
 
 export interface McpClientOptions {
   /** Replace the I/O of the machine (tests, custom transports). */
@@ -59,6 +60,14 @@ export interface McpServerStatus {
 }
 
 let activitySequence = 0;
+
+// `provide` builds a whole new state-node tree (about 29 KiB of heap): with the default actors
+// every client can share one.
+let defaultMachine: typeof serverMachine | undefined;
+function defaultServerMachine(): typeof serverMachine {
+  defaultMachine ??= serverMachine.provide({ actors: defaultServerActors });
+  return defaultMachine;
+}
 
 /** Waits for `work` within one caller's deadline and signal, leaving `work` itself running. */
 function withDeadline<T>(
@@ -125,7 +134,7 @@ export class McpClient implements AsyncDisposable {
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     this.config = validateServerConfig(config);
     this.name = this.config.name;
-    const machine = serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } });
+    const machine = options.actors ? serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } }) : defaultServerMachine();
     this.serverActor = createActor(machine, {
       input: { config: this.config, ...(options.clock ? { clock: options.clock } : {}) },
       systemId: options.systemId ?? `server:${this.name}`,
@@ -266,15 +275,20 @@ export class McpClient implements AsyncDisposable {
     }
     const what = `call "${name}"`;
     const { connection, deadline, timeoutMs } = await this.connectionWithDeadline(what, options);
+    // The SDK never removes the listener it adds to a request's signal: give it one of this call's
+    // own, linked to the caller's only until the call settles (see tool-call/call-signal.ts).
+    const call = options.signal ? linkCallSignal(options.signal) : undefined;
     try {
       return (await this.track(connection, () =>
         connection.client.callTool({ name, arguments: args, ...(options.meta ? { _meta: { ...options.meta } } : {}) }, undefined, {
           timeout: Math.max(1, deadline - Date.now()),
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...(call ? { signal: call.signal } : {}),
         }),
       )) as CallToolResult;
     } catch (error) {
-      throw classifyRequestError(error, { server: this.name, what, timeoutMs, signal: options.signal, connection });
+      throw classifyRequestError(error, { server: this.name, what, timeoutMs, signal: call?.signal, connection });
+    } finally {
+      call?.unlink();
     }
   }
 

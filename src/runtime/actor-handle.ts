@@ -10,6 +10,7 @@ import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { executeToolCall } from '../calls/execute-tool-call.js';
 import { unknownToolOutcome } from '../calls/run-tool-call.js';
 import { toolCallSteps } from '../calls/tool-call-steps.js';
+import { CallSet } from '../tool-call/call-signal.js';
 import type { DomainServer } from '../inprocess/define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
@@ -72,7 +73,7 @@ export class ActorHandle implements AsyncDisposable {
   private deactivating: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<CallOutcome>>();
   /** Aborts every call in flight (shutdown): a call waiting for approval would otherwise wait forever. */
-  private readonly cancelAll = new AbortController();
+  private readonly callSignals = new CallSet();
   private readonly authorize: ReturnType<typeof authorizeWith>;
   private readonly steps: ReturnType<typeof toolCallSteps>;
   private readonly meta: Readonly<Record<string, unknown>>;
@@ -170,9 +171,12 @@ export class ActorHandle implements AsyncDisposable {
     };
     emit({ type: 'call.started', callId, actor: this.name, tenant: this.tenant, tool: toolName, category: tool.category });
     let outcome: CallOutcome;
+    // A signal of the call's own, unlinked when it settles: neither the actor nor the caller keeps
+    // a listener per call (see tool-call/call-signal.ts).
+    const call = this.callSignals.open(options.signal);
     try {
       outcome = await executeToolCall(this.steps, input, {
-        signal: options.signal ? AbortSignal.any([options.signal, this.cancelAll.signal]) : this.cancelAll.signal,
+        signal: call.signal,
         parent: this.actor,
         inspected: this.wiring.inspected,
         systemId: `call:${callId}`,
@@ -189,6 +193,8 @@ export class ActorHandle implements AsyncDisposable {
         error: new McpActorsError(ErrorCode.TOOL_FAILED, `the call of "${toolName}" failed unexpectedly: ${messageOf(cause)}`, { cause }),
         durationMs: Date.now() - input.startedAt,
       };
+    } finally {
+      call.unlink();
     }
     return this.audited(tool, outcome);
   }
@@ -247,7 +253,7 @@ export class ActorHandle implements AsyncDisposable {
   /** Stops using the actor's servers (each stops when no other actor uses it). */
   /** Cancels every call in flight; they end (cancelled) and deactivate() then goes on. */
   cancelCalls(reason: string): void {
-    this.cancelAll.abort(new McpActorsError(ErrorCode.CANCELLED, reason));
+    this.callSignals.cancelAll(new McpActorsError(ErrorCode.CANCELLED, reason));
   }
 
   /**

@@ -392,7 +392,36 @@ async function connect() {
   // setImmediate lets answers already computed reach stdout first (pipe writes are synchronous).
   if (!options.ignoreSigterm) process.stdin.on('end', () => setImmediate(() => process.exit(0)));
 
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  countWire(transport);
+}
+
+/**
+ * If MCP_ACTORS_WIRE_LOG names a file, every message received is counted by method and the counts
+ * are written there as JSON: at once on each notifications/cancelled (so a test sees one during
+ * the run) and when the process exits (so a test sees what came at shutdown).
+ */
+function countWire(transport) {
+  const log = process.env.MCP_ACTORS_WIRE_LOG;
+  if (!log) return;
+  const counts = {};
+  const write = () => {
+    try {
+      writeFileSync(log, JSON.stringify(counts));
+    } catch (error) {
+      process.stderr.write(`fixture: cannot write MCP_ACTORS_WIRE_LOG: ${error.message}\n`);
+    }
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const method = typeof message.method === 'string' ? message.method : 'response';
+    counts[method] = (counts[method] ?? 0) + 1;
+    if (method === 'notifications/cancelled') write();
+    receive?.(message, extra);
+  };
+  write();
+  process.on('exit', write);
 }
 
 // Startup, in order. Everything above is declarations, so no handler can meet an uninitialised binding.

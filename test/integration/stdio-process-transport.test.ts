@@ -266,6 +266,26 @@ describe('StdioProcessTransport: messages', () => {
     await h.next(isAnswerTo(1));
   });
 
+  it('lets every write made while the pipe is full share one drain wait (no listener a write, no warning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const h = harness({ args: [echoServer, '--read-after=300'], maxMessageBytes: 4 * 1024 * 1024 });
+      await startReady(h);
+      // 40 writes of 64 KiB each queue behind a full pipe; one 'drain' listener per write would pass ten.
+      const sends = Array.from({ length: 40 }, (_, i) =>
+        h.transport.send({ jsonrpc: '2.0', id: 100 + i, method: 'echo', params: { s: 'q'.repeat(64 * 1024) } }),
+      );
+      await Promise.all(sends);
+      for (let i = 0; i < 40; i += 1) await h.next(isAnswerTo(100 + i));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('fails a send that waits on a full pipe when the server dies, and later sends at once', async () => {
     const h = harness({ args: [echoServer, '--never-read'] });
     const pid = await startReady(h);
