@@ -14,6 +14,7 @@ import type { DomainServer } from '../inprocess/define-server.js';
 import { runtimeMachine } from '../machines/runtime-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
+import { Redactor, type ArgumentRedaction } from '../redaction/redactor.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { ActorHandle } from './actor-handle.js';
@@ -38,6 +39,11 @@ export interface RuntimeOptions {
   readonly callTimeoutMs?: number;
   /** Where `${VAR}` references are read from (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Which tool-call arguments are secret: their values are then redacted, like `env` and `headers`
+   * values, from inspection, events, status and errors.
+   */
+  readonly redactArgument?: ArgumentRedaction;
 }
 
 export interface ActivateOptions {
@@ -69,6 +75,8 @@ export interface Runtime extends AsyncDisposable {
   readonly config: AgentsConfig;
   /** Server states, restarts, calls started and ended (the audit trail), violations and denials. */
   readonly events$: Observable<RuntimeEvent>;
+  /** Knows every secret of the configuration: pass anything you log or show through it. */
+  readonly redactor: Redactor;
   /** The runtime's XState actor: the root of the supervision tree. */
   readonly actor: Actor<typeof runtimeMachine>;
   activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle>;
@@ -97,11 +105,17 @@ export interface ActorSpec {
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const domainServers = new Map((options.domainServers ?? []).map((server) => [server.name, server] as const));
-  const configOptions = { extraServers: [...domainServers.keys()], ...(options.env ? { env: options.env } : {}) };
-  const config = options.file
-    ? await loadAgentsFile(options.file, configOptions)
-    : agentsConfigFromObject(options.config ?? {}, configOptions);
-  return new RuntimeImpl(config, options, domainServers);
+  const redactor = new Redactor({ redactArgument: options.redactArgument });
+  // Every variable a `${VAR}` reference reads is secret from then on (in args, url and cwd too).
+  const configOptions = { extraServers: [...domainServers.keys()], env: redactor.recordingEnv(options.env ?? process.env) };
+  let config: AgentsConfig;
+  try {
+    config = options.file ? await loadAgentsFile(options.file, configOptions) : agentsConfigFromObject(options.config ?? {}, configOptions);
+  } catch (error) {
+    throw redactor.redactError(error);
+  }
+  for (const server of Object.values(config.servers)) redactor.addServerConfig(server);
+  return new RuntimeImpl(config, options, domainServers, redactor);
 }
 
 interface SandboxEntry {
@@ -115,7 +129,7 @@ class RuntimeImpl implements Runtime {
   readonly events$: Observable<RuntimeEvent>;
   readonly actor: Actor<typeof runtimeMachine>;
   private readonly events = new Subject<RuntimeEvent>();
-  private readonly pool = new ServerPool();
+  private readonly pool: ServerPool;
   private readonly handles = new Set<ActorHandle>();
   private readonly sandboxes = new Map<string, SandboxEntry>();
   private readonly ownedSandboxes: Sandbox[] = [];
@@ -127,8 +141,11 @@ class RuntimeImpl implements Runtime {
     readonly config: AgentsConfig,
     private readonly options: RuntimeOptions,
     private readonly domainServers: ReadonlyMap<string, DomainServer>,
+    /** Every secret of this runtime's configuration; everything that leaves goes through it. */
+    readonly redactor: Redactor,
   ) {
     this.events$ = this.events.asObservable();
+    this.pool = new ServerPool(redactor);
     this.actor = createActor(runtimeMachine.provide({ actors: { shutDown: fromPromise(() => this.stopEverything()) } }), {
       systemId: 'runtime',
       ...(options.inspect ? { inspect: options.inspect } : {}),
@@ -138,6 +155,18 @@ class RuntimeImpl implements Runtime {
   }
 
   async activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle> {
+    try {
+      return await this.activateActor(actor, options);
+    } catch (error) {
+      throw this.redactor.redactError(error);
+    }
+  }
+
+  private emit(event: RuntimeEvent): void {
+    this.events.next(this.redactor.redact(event));
+  }
+
+  private async activateActor(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle> {
     this.assertRunning('activate()');
     const spec = this.resolveSpec(actor);
     if (typeof options?.tenant !== 'string' || options.tenant.trim() === '') {
@@ -165,7 +194,8 @@ class RuntimeImpl implements Runtime {
       parent: this.actor,
       inspected: this.options.inspect !== undefined,
       approve: this.options.approve,
-      emit: (event) => this.events.next(event),
+      emit: (event) => this.emit(event),
+      redactor: this.redactor,
       defaultTimeoutMs: this.options.callTimeoutMs ?? 60_000,
       onDeactivated: async () => {
         this.handles.delete(handle);
@@ -198,7 +228,7 @@ class RuntimeImpl implements Runtime {
   }
 
   status(): RuntimeStatus {
-    return {
+    return this.redactor.redact({
       servers: this.pool.list().map((entry) => {
         const status = entry.adapter.client.status();
         return {
@@ -214,7 +244,7 @@ class RuntimeImpl implements Runtime {
         };
       }),
       actors: [...this.handles].map((handle) => ({ actor: handle.name, tenant: handle.tenant, id: handle.id })),
-    };
+    });
   }
 
   shutdown(): Promise<void> {
@@ -254,7 +284,7 @@ class RuntimeImpl implements Runtime {
     this.sandboxes.clear();
     for (const sandbox of this.ownedSandboxes.splice(0).reverse()) await attempt(() => sandbox.dispose());
     for (const error of failures) {
-      this.events.next({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
+      this.emit({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
     }
     this.events.complete();
   }
@@ -316,11 +346,11 @@ class RuntimeImpl implements Runtime {
     let restarts = 0;
     entry.adapter.client.state$.subscribe((state) => {
       const status = entry.adapter.client.status();
-      this.events.next({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: status.pid });
+      this.emit({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: status.pid });
       if (status.restarts < restarts) restarts = status.restarts; // start() or reconnect() began afresh
       if (status.restarts > restarts) {
         restarts = status.restarts;
-        this.events.next({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: status.lastError?.message });
+        this.emit({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: status.lastError?.message });
       }
     });
   }
