@@ -57,3 +57,6 @@ export { toMermaid } from './machines/to-mermaid.js';
 
 // In-process domain servers.
 export * from './inprocess/index.js';
+
+// Redaction: the one redactor every public output goes through.
+export { Redactor, REDACTED, MIN_EMBEDDED_SECRET_LENGTH, type ArgumentRedaction, type RedactorOptions, type SecretBearingConfig } from './redaction/redactor.js';

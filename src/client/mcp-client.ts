@@ -16,6 +16,7 @@ import { stopActor } from '../machines/stop-actor.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
+import { Redactor } from '../redaction/redactor.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
 import { linkCallSignal } from '../tool-call/call-signal.js';
@@ -30,6 +31,11 @@ export interface McpClientOptions {
   readonly systemId?: string;
   /** An actor to join as a child: the server then lives in its system and shows under it when inspected. */
   readonly parent?: AnyActorRef;
+  /**
+   * Removes secrets from `status()` and from errors (default: one that knows this server's `env`
+   * and `headers` values). The runtime passes its own, which already knows every server's.
+   */
+  readonly redactor?: Redactor;
 }
 
 export interface RequestOptions {
@@ -130,10 +136,15 @@ export class McpClient implements AsyncDisposable {
   private readonly activity = new WeakMap<ServerConnection, { id: string; count: number }>();
   private disposed = false;
   private stopsPending = 0;
+  private readonly redactor: Redactor;
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     this.config = validateServerConfig(config);
     this.name = this.config.name;
+    // A runtime's redactor already knows this server's configuration as written (before the
+    // tenant was filled in: the tenant is a name, not a secret).
+    this.redactor = options.redactor ?? new Redactor();
+    if (!options.redactor) this.redactor.addServerConfig(this.config);
     const machine = options.actors ? serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } }) : defaultServerMachine();
     this.serverActor = createActor(machine, {
       input: { config: this.config, ...(options.clock ? { clock: options.clock } : {}) },
@@ -170,7 +181,7 @@ export class McpClient implements AsyncDisposable {
   status(): McpServerStatus {
     const snapshot = this.serverActor.getSnapshot();
     const { context } = snapshot;
-    return {
+    return this.redactor.redact({
       name: this.name,
       state: publicStateOf(snapshot),
       pid: context.handle?.pid,
@@ -182,7 +193,7 @@ export class McpClient implements AsyncDisposable {
       capabilities: context.connection?.capabilities,
       serverInfo: context.connection?.serverInfo,
       diagnostics: context.handle?.diagnostics?.(),
-    };
+    });
   }
 
   /** Starts the server (or restarts it from ERROR); resolves once it is RUNNING. */
@@ -324,17 +335,22 @@ export class McpClient implements AsyncDisposable {
       });
     }
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const connection = await awaitConnection(this.serverActor, {
-        what,
-        deadline,
-        timeoutMs,
-        signal: options.signal,
-        mayStart: () => explicit || (this.stopsPending === 0 && !this.disposed),
-      });
-      // The server may have moved on between "RUNNING" and now; wait again for the next connection.
-      if (this.serverActor.getSnapshot().context.connection === connection) return { connection, deadline, timeoutMs };
-      if (this.state === 'ERROR') throw serverInErrorError(this.serverActor.getSnapshot(), what);
+    try {
+      for (;;) {
+        const connection = await awaitConnection(this.serverActor, {
+          what,
+          deadline,
+          timeoutMs,
+          signal: options.signal,
+          mayStart: () => explicit || (this.stopsPending === 0 && !this.disposed),
+        });
+        // The server may have moved on between "RUNNING" and now; wait again for the next connection.
+        if (this.serverActor.getSnapshot().context.connection === connection) return { connection, deadline, timeoutMs };
+        if (this.state === 'ERROR') throw serverInErrorError(this.serverActor.getSnapshot(), what);
+      }
+    } catch (error) {
+      // A start failure quotes the server's stderr, which may echo its environment.
+      throw this.redactor.redactError(error);
     }
   }
 

@@ -21,6 +21,7 @@ import type { CallOutcome, FileChange, ToolCallInput } from '../machines/tool-ca
 import { SkillRegistry } from '../registry/skill-registry.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
 import { ToolRegistry } from '../registry/tool-registry.js';
+import type { Redactor } from '../redaction/redactor.js';
 import type { Checkpoint } from '../sandbox/checkpoint-store.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { fromPromise } from 'xstate';
@@ -51,6 +52,7 @@ export interface ActorWiring {
   readonly inspected: boolean;
   readonly approve: ApprovalCallback | undefined;
   readonly emit: (event: RuntimeEvent) => void;
+  readonly redactor: Redactor;
   readonly defaultTimeoutMs: number;
   readonly onDeactivated: () => Promise<void>;
 }
@@ -160,6 +162,7 @@ export class ActorHandle implements AsyncDisposable {
     if (this.toolsetStale) this.refreshToolset();
     const tool = this.toolset.get(toolName);
     if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()]));
+    this.wiring.redactor.addArguments(toolName, args);
     const input: ToolCallInput = {
       callId,
       tool,
@@ -200,8 +203,9 @@ export class ActorHandle implements AsyncDisposable {
   }
 
   /** Every call leaves an audit record on events$, and denials and violations an event of their own. */
-  private audited(tool: ActorTool | undefined, outcome: CallOutcome): CallOutcome {
-    const { emit } = this.wiring;
+  private audited(tool: ActorTool | undefined, ended: CallOutcome): CallOutcome {
+    const { emit, redactor } = this.wiring;
+    const outcome = ended.error ? { ...ended, error: redactor.redactError(ended.error) } : ended;
     const { callId } = outcome;
     const toolName = outcome.tool;
     emit({

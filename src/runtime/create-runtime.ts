@@ -15,6 +15,7 @@ import type { DomainServer } from '../inprocess/define-server.js';
 import { runtimeMachine } from '../machines/runtime-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
+import { Redactor, type ArgumentRedaction } from '../redaction/redactor.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { ActorHandle } from './actor-handle.js';
@@ -39,6 +40,11 @@ export interface RuntimeOptions {
   readonly callTimeoutMs?: number;
   /** Where `${VAR}` references are read from (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Which tool-call arguments are secret: their values are then redacted, like `env` and `headers`
+   * values, from inspection, events, status and errors.
+   */
+  readonly redactArgument?: ArgumentRedaction;
 }
 
 export interface ActivateOptions {
@@ -75,6 +81,8 @@ export interface Runtime extends AsyncDisposable {
   readonly config: AgentsConfig;
   /** Server states, restarts, calls started and ended (the audit trail), violations and denials. */
   readonly events$: Observable<RuntimeEvent>;
+  /** Knows every secret of the configuration: pass anything you log or show through it. */
+  readonly redactor: Redactor;
   /** The runtime's XState actor: the root of the supervision tree. */
   readonly actor: Actor<typeof runtimeMachine>;
   activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle>;
@@ -103,11 +111,17 @@ export interface ActorSpec {
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const domainServers = new Map((options.domainServers ?? []).map((server) => [server.name, server] as const));
-  const configOptions = { extraServers: [...domainServers.keys()], ...(options.env ? { env: options.env } : {}) };
-  const config = options.file
-    ? await loadAgentsFile(options.file, configOptions)
-    : agentsConfigFromObject(options.config ?? {}, configOptions);
-  return new RuntimeImpl(config, options, domainServers);
+  const redactor = new Redactor({ redactArgument: options.redactArgument });
+  // Every variable a `${VAR}` reference reads is secret from then on (in args, url and cwd too).
+  const configOptions = { extraServers: [...domainServers.keys()], env: redactor.recordingEnv(options.env ?? process.env) };
+  let config: AgentsConfig;
+  try {
+    config = options.file ? await loadAgentsFile(options.file, configOptions) : agentsConfigFromObject(options.config ?? {}, configOptions);
+  } catch (error) {
+    throw redactor.redactError(error);
+  }
+  for (const server of Object.values(config.servers)) redactor.addServerConfig(server);
+  return new RuntimeImpl(config, options, domainServers, redactor);
 }
 
 interface SandboxEntry {
@@ -121,7 +135,7 @@ class RuntimeImpl implements Runtime {
   readonly events$: Observable<RuntimeEvent>;
   readonly actor: Actor<typeof runtimeMachine>;
   private readonly events = new Subject<RuntimeEvent>();
-  private readonly pool = new ServerPool();
+  private readonly pool: ServerPool;
   private readonly handles = new Set<ActorHandle>();
   private readonly sandboxes = new Map<string, SandboxEntry>();
   private readonly ownedSandboxes: Sandbox[] = [];
@@ -133,8 +147,11 @@ class RuntimeImpl implements Runtime {
     readonly config: AgentsConfig,
     private readonly options: RuntimeOptions,
     private readonly domainServers: ReadonlyMap<string, DomainServer>,
+    /** Every secret of this runtime's configuration; everything that leaves goes through it. */
+    readonly redactor: Redactor,
   ) {
     this.events$ = this.events.asObservable();
+    this.pool = new ServerPool(redactor);
     this.actor = createActor(runtimeMachine.provide({ actors: { shutDown: fromPromise(() => this.stopEverything()) } }), {
       systemId: 'runtime',
       ...(options.inspect ? { inspect: options.inspect } : {}),
@@ -144,6 +161,18 @@ class RuntimeImpl implements Runtime {
   }
 
   async activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle> {
+    try {
+      return await this.activateActor(actor, options);
+    } catch (error) {
+      throw this.redactor.redactError(error);
+    }
+  }
+
+  private emit(event: RuntimeEvent): void {
+    this.events.next(this.redactor.redact(event));
+  }
+
+  private async activateActor(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle> {
     this.assertRunning('activate()');
     const spec = this.resolveSpec(actor);
     if (typeof options?.tenant !== 'string' || options.tenant.trim() === '') {
@@ -171,7 +200,8 @@ class RuntimeImpl implements Runtime {
       parent: this.actor,
       inspected: this.options.inspect !== undefined,
       approve: this.options.approve,
-      emit: (event) => this.events.next(event),
+      emit: (event) => this.emit(event),
+      redactor: this.redactor,
       defaultTimeoutMs: this.options.callTimeoutMs ?? 60_000,
       onDeactivated: async () => {
         this.handles.delete(handle);
@@ -204,7 +234,7 @@ class RuntimeImpl implements Runtime {
   }
 
   status(): RuntimeStatus {
-    return {
+    return this.redactor.redact({
       servers: this.pool.list().map((entry) => {
         const status = entry.adapter.client.status();
         return {
@@ -223,7 +253,7 @@ class RuntimeImpl implements Runtime {
         };
       }),
       actors: [...this.handles].map((handle) => ({ actor: handle.name, tenant: handle.tenant, id: handle.id })),
-    };
+    });
   }
 
   shutdown(): Promise<void> {
@@ -270,7 +300,7 @@ class RuntimeImpl implements Runtime {
     // No group left to guard (unless another runtime in this host has some): the reaper goes too.
     await attempt(() => retireReaper());
     for (const error of failures) {
-      this.events.next({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
+      this.emit({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
     }
     this.events.complete();
   }
@@ -331,7 +361,7 @@ class RuntimeImpl implements Runtime {
   private watchServer(entry: PoolEntry): void {
     const { client } = entry.adapter;
     client.state$.subscribe((state) => {
-      this.events.next({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: client.status().pid });
+      this.emit({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: client.status().pid });
     });
     // Restarts happen inside STARTING (the wait between them is part of it), so they are read from
     // the machine's snapshots, not from the public state.
@@ -341,7 +371,7 @@ class RuntimeImpl implements Runtime {
       if (count < restarts) restarts = count; // start() or reconnect() began afresh
       if (count > restarts) {
         restarts = count;
-        this.events.next({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: client.status().lastError?.message });
+        this.emit({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: client.status().lastError?.message });
       }
     });
   }

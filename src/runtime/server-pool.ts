@@ -10,6 +10,7 @@ import type { CapabilityOverrides } from '../registry/capabilities.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
+import type { Redactor } from '../redaction/redactor.js';
 import { bindPlaceholders } from './placeholders.js';
 
 export interface PoolEntry {
@@ -36,6 +37,8 @@ export class ServerPool {
   private readonly created: ((entry: PoolEntry) => void)[] = [];
   private closed = false;
 
+  constructor(private readonly redactor: Redactor) {}
+
   /** Called for every new server actor (the runtime forwards its states as events). */
   onCreated(listener: (entry: PoolEntry) => void): void {
     this.created.push(listener);
@@ -55,6 +58,7 @@ export class ServerPool {
     const systemId = `server:${config.name}:${options.tenant}${options.sandboxId ? `:${options.sandboxId}` : ''}`;
     const client = new McpClient(bound, {
       systemId,
+      redactor: this.redactor,
       ...(options.parent ? { parent: options.parent } : {}),
       ...(options.inspect && !options.parent ? { inspect: options.inspect } : {}),
     });
