@@ -11,6 +11,16 @@ import { callCommand } from './call-command.js';
 import { errorJson, formatError } from './format-error.js';
 import { commandHelp, mainHelp } from './help.js';
 import { importCommand } from './import-command.js';
+import { initCommand } from './init-command.js';
+import {
+  actorAddCommand,
+  actorListCommand,
+  actorRemoveCommand,
+  skillAddCommand,
+  skillListCommand,
+  skillRemoveCommand,
+} from './skill-actor-commands.js';
+import { toolAddCommand, toolListCommand, toolRemoveCommand } from './tool-commands.js';
 import { parseCommandLine, wantsDebug } from './parse-command-line.js';
 import { statusCommand } from './status-command.js';
 import { toolsCommand } from './tools-command.js';
@@ -23,6 +33,16 @@ const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promis
   tools: toolsCommand,
   call: callCommand,
   status: statusCommand,
+  init: initCommand,
+  'tool add': toolAddCommand,
+  'tool remove': toolRemoveCommand,
+  'tool list': toolListCommand,
+  'skill add': skillAddCommand,
+  'skill remove': skillRemoveCommand,
+  'skill list': skillListCommand,
+  'actor add': actorAddCommand,
+  'actor remove': actorRemoveCommand,
+  'actor list': actorListCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */

@@ -113,8 +113,9 @@ describe('parseAgentsConfig reads a valid file', () => {
           restart: 'permanent',
           startTimeoutMs: 20000,
           trusted: false,
+          cwd: dir, // a server runs in the folder of the file that declares it
         }),
-        files: server({ name: 'files', transport: 'stdio', command: 'node', args: ['server.js', '${SANDBOX_ROOT}'] }),
+        files: server({ name: 'files', transport: 'stdio', command: 'node', args: ['server.js', '${SANDBOX_ROOT}'], cwd: dir }),
       },
       tools: { 'github/create_issue': { overrides: { readOnly: false, writes: true, destructive: false } } },
       skills: {
