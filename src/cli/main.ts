@@ -7,42 +7,30 @@ import { readFileSync } from 'node:fs';
 import { ExitCode, processIo, type CliIo } from './cli-io.js';
 import type { CommandName } from './command-specs.js';
 import { toJson, type CommandContext } from './command-context.js';
-import { callCommand } from './call-command.js';
 import { errorJson, formatError } from './format-error.js';
 import { commandHelp, mainHelp } from './help.js';
-import { importCommand } from './import-command.js';
-import { initCommand } from './init-command.js';
-import {
-  actorAddCommand,
-  actorListCommand,
-  actorRemoveCommand,
-  skillAddCommand,
-  skillListCommand,
-  skillRemoveCommand,
-} from './skill-actor-commands.js';
-import { toolAddCommand, toolListCommand, toolRemoveCommand } from './tool-commands.js';
 import { parseCommandLine, wantsDebug } from './parse-command-line.js';
-import { statusCommand } from './status-command.js';
-import { toolsCommand } from './tools-command.js';
 import { isUsageError } from './usage-error.js';
-import { validateCommand } from './validate-command.js';
 
-const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promise<number>>> = {
-  validate: validateCommand,
-  import: importCommand,
-  tools: toolsCommand,
-  call: callCommand,
-  status: statusCommand,
-  init: initCommand,
-  'tool add': toolAddCommand,
-  'tool remove': toolRemoveCommand,
-  'tool list': toolListCommand,
-  'skill add': skillAddCommand,
-  'skill remove': skillRemoveCommand,
-  'skill list': skillListCommand,
-  'actor add': actorAddCommand,
-  'actor remove': actorRemoveCommand,
-  'actor list': actorListCommand,
+type Command = (context: CommandContext) => Promise<number>;
+
+/** Loaded on first use, so `agents tool list` does not load the runtime and the MCP SDK that `agents call` needs. */
+const COMMANDS: Readonly<Record<CommandName, () => Promise<Command>>> = {
+  validate: async () => (await import('./validate-command.js')).validateCommand,
+  import: async () => (await import('./import-command.js')).importCommand,
+  tools: async () => (await import('./tools-command.js')).toolsCommand,
+  call: async () => (await import('./call-command.js')).callCommand,
+  status: async () => (await import('./status-command.js')).statusCommand,
+  init: async () => (await import('./init-command.js')).initCommand,
+  'tool add': async () => (await import('./tool-commands.js')).toolAddCommand,
+  'tool remove': async () => (await import('./tool-commands.js')).toolRemoveCommand,
+  'tool list': async () => (await import('./tool-commands.js')).toolListCommand,
+  'skill add': async () => (await import('./skill-actor-commands.js')).skillAddCommand,
+  'skill remove': async () => (await import('./skill-actor-commands.js')).skillRemoveCommand,
+  'skill list': async () => (await import('./skill-actor-commands.js')).skillListCommand,
+  'actor add': async () => (await import('./skill-actor-commands.js')).actorAddCommand,
+  'actor remove': async () => (await import('./skill-actor-commands.js')).actorRemoveCommand,
+  'actor list': async () => (await import('./skill-actor-commands.js')).actorListCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */
@@ -70,7 +58,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       return ExitCode.OK;
     }
     const context: CommandContext = { io, flags: line.flags, positionals: line.positionals };
-    return await COMMANDS[line.command](context);
+    return await (await COMMANDS[line.command]())(context);
   } catch (error) {
     io.stderr.write(formatError(error, { debug }));
     if (isUsageError(error)) return ExitCode.USAGE;

@@ -8,7 +8,6 @@ import { isRecord } from '../config/config-keys.js';
 import { SERVER_NAME_PATTERN } from '../config/server-config-schema.js';
 import { placeServer } from '../config/server-paths.js';
 import type { YamlEdit } from '../config/yaml-edit.js';
-import { McpClient } from '../client/mcp-client.js';
 import { dirname, resolve } from 'node:path';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';
@@ -108,6 +107,7 @@ async function checkServer(context: CommandContext, name: string, entry: Record<
   const config = checkNamedServer(name, entry, ['servers', name], 'snake_case').config;
   if (!config) return '';
   const placed = placeServer(config, dirname(resolve(process.cwd(), path)));
+  const { McpClient } = await import('../client/mcp-client.js');
   const client = new McpClient({ ...placed, env: { ...placed.env }, headers: { ...placed.headers }, args: [...placed.args], roots: [...placed.roots], maxRestarts: 0, restart: 'temporary' });
   try {
     const tools = await client.listTools({ timeoutMs: placed.startTimeoutMs });
