@@ -9,6 +9,10 @@ export interface FlagSpec {
   /** How the value is shown in help and hints: `<tenant>`. */
   readonly value?: string;
   readonly description: string;
+  /** May be given more than once; the values are kept in order. */
+  readonly multiple?: boolean;
+  /** Its value may start with "-" (`--arg -y`): it is never taken for a missing value. */
+  readonly dashValue?: boolean;
 }
 
 export interface PositionalSpec {
@@ -66,22 +70,148 @@ export const COMMAND_SPECS = {
     name: 'validate',
     summary: 'check agents.yaml and summarize its servers, skills and actors',
     positionals: [],
-    flags: {},
+    flags: { strict: { type: 'boolean', description: 'an unset ${VAR} is an error, not a warning' } },
     requiredFlags: [],
-    details: ['Exits 1 and lists every problem with its file:line:col when the file is not valid.'],
-    examples: ['agents validate', 'agents validate --file config/agents.yaml --json'],
+    details: [
+      'Exits 1 and lists every problem with its file:line:col when the file is not valid.',
+      'Checks that each stdio server\'s command exists and is executable; nothing is spawned.',
+      'A ${VAR} that is not set is a warning (its value cannot be judged yet); --strict makes it an error.',
+    ],
+    examples: ['agents validate', 'agents validate --file config/agents.yaml --json', 'agents validate --strict'],
   },
   import: {
     name: 'import',
-    summary: 'turn a claude_desktop_config.json into the servers: section of agents.yaml',
+    summary: 'add the servers of a claude_desktop_config.json, .cursor/mcp.json or .mcp.json to agents.yaml',
     positionals: [{ name: 'config.json', required: true, description: 'a JSON file with "mcpServers" (Claude Desktop, Claude Code, Cursor)' }],
-    flags: {},
+    flags: {
+      into: { type: 'string', value: '<agents.yaml>', description: 'the file to add the servers to (default --file, ./agents.yaml)' },
+      prefix: { type: 'string', value: '<prefix>', description: 'put this before every imported server name' },
+      replace: { type: 'boolean', description: 'replace a server of the same name instead of refusing' },
+      'dry-run': { type: 'boolean', description: 'print the servers: section instead of writing the file' },
+    },
     requiredFlags: [],
     details: [
-      'Prints YAML with snake_case keys and only the values that differ from the defaults.',
-      '${VAR} references are kept as they are written; disabled servers are left out.',
+      'Adds the servers to the file (created when missing); comments and order of the file are kept.',
+      'A name that exists is refused unless --replace. Disabled servers are left out.',
+      'Literal values of secret-looking env/headers entries become ${VAR} references; the export lines to run are printed.',
     ],
-    examples: ['agents import ~/Library/Application\\ Support/Claude/claude_desktop_config.json >> agents.yaml'],
+    examples: [
+      'agents import ~/Library/Application\\ Support/Claude/claude_desktop_config.json',
+      'agents import .cursor/mcp.json --into agents.yaml --prefix cursor-',
+    ],
+  },
+  init: {
+    name: 'init',
+    summary: 'write a commented starter agents.yaml',
+    positionals: [],
+    flags: {},
+    requiredFlags: [],
+    details: ['Refuses when the file exists.'],
+    examples: ['agents init', 'agents init --file config/agents.yaml'],
+  },
+  'tool add': {
+    name: 'tool add',
+    summary: 'add an MCP server to agents.yaml (validated first)',
+    positionals: [{ name: 'name', required: true, description: 'the server name' }],
+    flags: {
+      command: { type: 'string', value: '<program>', description: 'stdio: the program to spawn' },
+      arg: { type: 'string', value: '<arg>', multiple: true, dashValue: true, description: 'stdio: one argument (repeat for more)' },
+      env: { type: 'string', value: '<K=V>', multiple: true, description: 'stdio: one environment variable (repeat for more)' },
+      cwd: { type: 'string', value: '<dir>', description: 'stdio: working directory (default the folder of agents.yaml)' },
+      url: { type: 'string', value: '<url>', description: 'sse / streamable-http: the endpoint' },
+      header: { type: 'string', value: '<K=V>', multiple: true, description: 'an HTTP header (repeat for more)' },
+      transport: { type: 'string', value: '<stdio|sse|streamable-http>', description: 'default: stdio with --command, streamable-http with --url' },
+      check: { type: 'boolean', description: 'start the server once and list its tools before writing' },
+    },
+    requiredFlags: [],
+    details: ['Give --command or --url. Nothing is written when the entry or the resulting file is not valid.'],
+    examples: [
+      'agents tool add memory --command npx --arg -y --arg @modelcontextprotocol/server-memory',
+      'agents tool add docs --url http://127.0.0.1:3000/mcp --header "Authorization=Bearer ${DOCS_TOKEN}"',
+    ],
+  },
+  'tool remove': {
+    name: 'tool remove',
+    summary: 'remove an MCP server from agents.yaml',
+    positionals: [{ name: 'name', required: true, description: 'the server name' }],
+    flags: { force: { type: 'boolean', description: 'also unlink it from the skills that use it (they are named)' } },
+    requiredFlags: [],
+    details: ['Refuses while a skill uses the server, unless --force.'],
+    examples: ['agents tool remove memory'],
+  },
+  'tool list': {
+    name: 'tool list',
+    summary: 'list the MCP servers of agents.yaml',
+    positionals: [],
+    flags: {},
+    requiredFlags: [],
+    details: [],
+    examples: ['agents tool list', 'agents tool list --json'],
+  },
+  'skill add': {
+    name: 'skill add',
+    summary: 'add a skill over one server to agents.yaml',
+    positionals: [{ name: 'name', required: true, description: 'the skill name' }],
+    flags: {
+      server: { type: 'string', value: '<server>', description: 'the server whose tools the skill includes (required)' },
+      include: { type: 'string', value: '<glob>', multiple: true, description: 'keep only tools matching this (repeat for more)' },
+      exclude: { type: 'string', value: '<glob>', multiple: true, description: 'leave out tools matching this (repeat for more)' },
+      override: { type: 'string', value: '<tool:read_only|writes|destructive>', multiple: true, description: 'declare what a tool does (repeat)' },
+      required: { type: 'boolean', description: 'activation fails when the server cannot start' },
+      description: { type: 'string', value: '<text>', description: 'what the skill is for' },
+    },
+    requiredFlags: ['server'],
+    details: [],
+    examples: ['agents skill add notes --server memory --include "read_*" --override delete_entities:destructive --required'],
+  },
+  'skill remove': {
+    name: 'skill remove',
+    summary: 'remove a skill from agents.yaml',
+    positionals: [{ name: 'name', required: true, description: 'the skill name' }],
+    flags: { force: { type: 'boolean', description: 'also unlink it from the actors that use it (they are named)' } },
+    requiredFlags: [],
+    details: ['Refuses while an actor uses the skill, unless --force.'],
+    examples: ['agents skill remove notes'],
+  },
+  'skill list': {
+    name: 'skill list',
+    summary: 'list the skills of agents.yaml',
+    positionals: [],
+    flags: {},
+    requiredFlags: [],
+    details: [],
+    examples: ['agents skill list --json'],
+  },
+  'actor add': {
+    name: 'actor add',
+    summary: 'add an actor to agents.yaml',
+    positionals: [{ name: 'name', required: true, description: 'the actor name' }],
+    flags: {
+      skill: { type: 'string', value: '<skill>', multiple: true, description: 'a skill of the actor (repeat for more)' },
+      execute: { type: 'string', value: '<allow|ask|deny>', description: 'tool calls that need approval (default ask)' },
+      description: { type: 'string', value: '<text>', description: 'what the actor is for' },
+    },
+    requiredFlags: [],
+    details: [],
+    examples: ['agents actor add helper --skill notes --execute ask'],
+  },
+  'actor remove': {
+    name: 'actor remove',
+    summary: 'remove an actor from agents.yaml',
+    positionals: [{ name: 'name', required: true, description: 'the actor name' }],
+    flags: {},
+    requiredFlags: [],
+    details: [],
+    examples: ['agents actor remove helper'],
+  },
+  'actor list': {
+    name: 'actor list',
+    summary: 'list the actors of agents.yaml',
+    positionals: [],
+    flags: {},
+    requiredFlags: [],
+    details: [],
+    examples: ['agents actor list'],
   },
   tools: {
     name: 'tools',
@@ -147,6 +277,17 @@ export const COMMAND_NAMES = Object.keys(COMMAND_SPECS) as CommandName[];
 
 export function isCommandName(word: string): word is CommandName {
   return Object.hasOwn(COMMAND_SPECS, word);
+}
+
+/** Words that take a subcommand: `agents tool add`. */
+export const COMMAND_GROUPS = ['tool', 'skill', 'actor'] as const;
+
+/** The first words a command line may start with, in help order. */
+export const COMMAND_WORDS: readonly string[] = ['validate', 'import', 'tools', 'call', 'status', 'init', ...COMMAND_GROUPS];
+
+/** `tool` → `add, remove, list`. */
+export function subcommandsOf(group: string): string[] {
+  return COMMAND_NAMES.flatMap((name) => (name.startsWith(`${group} `) ? [name.slice(group.length + 1)] : []));
 }
 
 /** How a positional is shown: `<actor>` or `[json-args]`. */

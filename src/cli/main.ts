@@ -7,25 +7,32 @@ import { readFileSync } from 'node:fs';
 import { ExitCode, processIo, type CliIo } from './cli-io.js';
 import type { CommandName } from './command-specs.js';
 import { toJson, type CommandContext } from './command-context.js';
-import { callCommand } from './call-command.js';
-import { demoCommand } from './demo-command.js';
 import { errorJson, formatError } from './format-error.js';
 import { commandHelp, mainHelp } from './help.js';
-import { importCommand } from './import-command.js';
 import { parseCommandLine, wantsDebug } from './parse-command-line.js';
-import { statusCommand, upCommand } from './status-command.js';
-import { toolsCommand } from './tools-command.js';
 import { isUsageError } from './usage-error.js';
-import { validateCommand } from './validate-command.js';
 
-const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promise<number>>> = {
-  demo: demoCommand,
-  validate: validateCommand,
-  import: importCommand,
-  tools: toolsCommand,
-  call: callCommand,
-  status: statusCommand,
-  up: upCommand,
+type Command = (context: CommandContext) => Promise<number>;
+
+/** Loaded on first use, so `agents tool list` does not load the runtime and the MCP SDK that `agents call` needs. */
+const COMMANDS: Readonly<Record<CommandName, () => Promise<Command>>> = {
+  validate: async () => (await import('./validate-command.js')).validateCommand,
+  import: async () => (await import('./import-command.js')).importCommand,
+  tools: async () => (await import('./tools-command.js')).toolsCommand,
+  call: async () => (await import('./call-command.js')).callCommand,
+  status: async () => (await import('./status-command.js')).statusCommand,
+  init: async () => (await import('./init-command.js')).initCommand,
+  'tool add': async () => (await import('./tool-commands.js')).toolAddCommand,
+  'tool remove': async () => (await import('./tool-commands.js')).toolRemoveCommand,
+  'tool list': async () => (await import('./tool-commands.js')).toolListCommand,
+  'skill add': async () => (await import('./skill-actor-commands.js')).skillAddCommand,
+  'skill remove': async () => (await import('./skill-actor-commands.js')).skillRemoveCommand,
+  'skill list': async () => (await import('./skill-actor-commands.js')).skillListCommand,
+  'actor add': async () => (await import('./skill-actor-commands.js')).actorAddCommand,
+  'actor remove': async () => (await import('./skill-actor-commands.js')).actorRemoveCommand,
+  'actor list': async () => (await import('./skill-actor-commands.js')).actorListCommand,
+  demo: async () => (await import('./demo-command.js')).demoCommand,
+  up: async () => (await import('./status-command.js')).upCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */
@@ -53,7 +60,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       return ExitCode.OK;
     }
     const context: CommandContext = { io, flags: line.flags, positionals: line.positionals };
-    return await COMMANDS[line.command](context);
+    return await (await COMMANDS[line.command]())(context);
   } catch (error) {
     io.stderr.write(formatError(error, { debug }));
     if (isUsageError(error)) return ExitCode.USAGE;

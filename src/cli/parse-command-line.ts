@@ -5,8 +5,11 @@
  */
 import { parseArgs } from 'node:util';
 import {
+  COMMAND_GROUPS,
   COMMAND_NAMES,
   COMMAND_SPECS,
+  COMMAND_WORDS,
+  subcommandsOf,
   GLOBAL_FLAGS,
   VERSION_FLAG,
   isCommandName,
@@ -29,6 +32,8 @@ export interface CliFlags {
   readonly timeoutMs: number | undefined;
   readonly yes: boolean;
   readonly watch: boolean;
+  /** The flags of the editing commands by name (`arg`, `env`, `force`…): a string, a list for repeatable ones, or true. */
+  readonly options: Readonly<Record<string, string | boolean | readonly string[]>>;
 }
 
 export type CommandLine =
@@ -67,25 +72,38 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const options = tokens.flatMap((token) => (token.kind === 'option' ? [token] : []));
   const has = (name: string): boolean => options.some((option) => option.name === name);
 
-  const word = positionals[0];
-  if (word === undefined) {
+  const first = positionals[0];
+  if (first === undefined) {
     if (has('help')) return { kind: 'help', command: undefined };
     if (has('version')) return { kind: 'version' };
-    throw new UsageError(`no command given; write agents <command>, one of: ${COMMAND_NAMES.join(', ')} (agents --help says more)`);
+    throw new UsageError(`no command given; write agents <command>, one of: ${COMMAND_WORDS.join(', ')} (agents --help says more)`);
   }
-  if (word === 'help') {
-    const topic = positionals[1];
-    if (topic === undefined) return { kind: 'help', command: undefined };
+  if (first === 'help') {
+    const topic = positionals.slice(1, 3).join(' ');
+    if (topic === '') return { kind: 'help', command: undefined };
     if (isCommandName(topic)) return { kind: 'help', command: topic };
+    if (positionals[1] !== undefined && isCommandName(positionals[1])) return { kind: 'help', command: positionals[1] };
   }
+  const grouped = (COMMAND_GROUPS as readonly string[]).includes(first);
+  if (grouped) {
+    const sub = positionals[1];
+    const subs = subcommandsOf(first);
+    if (sub === undefined || !isCommandName(`${first} ${sub}`)) {
+      if (sub === undefined && has('help')) return { kind: 'help', command: `${first} list` as CommandName };
+      const near = sub === undefined ? undefined : suggest(sub, subs);
+      const what = sub === undefined ? `agents ${first} needs a subcommand` : `unknown subcommand "${first} ${sub}"`;
+      throw new UsageError(`${what}; ${near === undefined ? `write agents ${first} ${subs.join('|')}` : `did you mean "${first} ${near}"?`}`);
+    }
+  }
+  const word = grouped ? `${first} ${positionals[1] ?? ''}` : first;
   if (!isCommandName(word)) {
-    const near = suggest(word, COMMAND_NAMES);
-    const instead = near === undefined ? `commands: ${COMMAND_NAMES.join(', ')}` : `did you mean "${near}"?`;
+    const near = suggest(word, COMMAND_WORDS);
+    const instead = near === undefined ? `commands: ${COMMAND_WORDS.join(', ')}` : `did you mean "${near}"?`;
     throw new UsageError(`unknown command "${word}"; ${instead} (agents --help lists the commands)`);
   }
   const spec: CommandSpec = COMMAND_SPECS[word];
   const allowed: Record<string, FlagSpec> = { ...GLOBAL_FLAGS, ...spec.flags };
-  const values: Record<string, string | boolean> = {};
+  const values: Record<string, string | boolean | string[]> = {};
   for (const option of options) {
     const flag = allowed[option.name];
     if (flag === undefined) throw unknownFlag(option.rawName, option.name, spec, known);
@@ -94,14 +112,19 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       values[option.name] = true;
       continue;
     }
-    const missing = option.value === undefined || (!option.inlineValue && /^--?[A-Za-z]/.test(option.value));
+    const missing = option.value === undefined || (!option.inlineValue && !flag.dashValue && /^--?[A-Za-z]/.test(option.value));
     if (missing) throw new UsageError(`--${option.name} needs a value; write --${option.name} ${flag.value ?? '<value>'}`);
-    if (values[option.name] !== undefined) throw new UsageError(`--${option.name} is given twice; give it once`);
+    const earlier = values[option.name];
+    if (flag.multiple) {
+      values[option.name] = [...(Array.isArray(earlier) ? earlier : []), option.value as string];
+      continue;
+    }
+    if (earlier !== undefined) throw new UsageError(`--${option.name} is given twice; give it once`);
     values[option.name] = option.value as string;
   }
   if (values.help === true) return { kind: 'help', command: word };
 
-  const rest = positionals.slice(1);
+  const rest = positionals.slice(grouped ? 2 : 1);
   checkPositionals(spec, rest);
   for (const name of spec.requiredFlags) {
     if (values[name] === undefined) {
@@ -119,6 +142,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     timeoutMs: timeoutValue(values['timeout-ms']),
     yes: values.yes === true,
     watch: values.watch === true,
+    options: Object.freeze({ ...values }),
   };
   if (flags.apply && flags.sandbox === undefined) {
     throw new UsageError('--apply needs --sandbox <projectDir>: it writes the changes of the sandbox into that project');
@@ -132,11 +156,11 @@ export function wantsDebug(argv: readonly string[]): boolean {
   return argv.includes('--debug');
 }
 
-function stringValue(value: string | boolean | undefined): string | undefined {
+function stringValue(value: string | boolean | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function timeoutValue(value: string | boolean | undefined): number | undefined {
+function timeoutValue(value: string | boolean | string[] | undefined): number | undefined {
   if (typeof value !== 'string') return undefined;
   const ms = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(ms) || ms < 1) {

@@ -1,8 +1,10 @@
 /**
  * `agents validate`: loads agents.yaml as the runtime would and summarizes it; a file with
- * mistakes is a `ConfigError` that lists every one with its file:line:col (exit 1).
+ * mistakes is a `ConfigError` that lists every one with its file:line:col (exit 1). Each stdio
+ * server's program is checked to exist and be executable; nothing is spawned. A `${VAR}` that is
+ * not set is a warning (its value cannot be judged yet) unless `--strict`.
  */
-import { loadAgentsFile, type AgentsConfig } from '../config/agents-file.js';
+import { checkAgentsFile, loadAgentsFile, type AgentsConfig } from '../config/agents-file.js';
 import { isConfigError } from '../errors/config-error.js';
 import { ExitCode } from './cli-io.js';
 import { configFile, print, type CommandContext } from './command-context.js';
@@ -10,9 +12,13 @@ import { formatConfigSummary, summarizeConfig } from './format-config.js';
 
 export async function validateCommand(context: CommandContext): Promise<number> {
   const path = configFile(context);
-  await loadAgentsFile(path, { env: context.io.env });
+  const strict = context.flags.options.strict === true;
+  const { warnings } = await checkAgentsFile(path, { env: context.io.env, unsetVariables: strict ? 'error' : 'warn', checkCommands: true });
+  for (const warning of warnings) {
+    context.io.stderr.write(`warning: ${warning.path}: ${warning.problem}${warning.hint ? ` — ${warning.hint}` : ''}\n`);
+  }
   const summary = summarizeConfig(await forDisplay(path, context), path);
-  print(context, formatConfigSummary(summary), () => ({ ok: true, ...summary }));
+  print(context, formatConfigSummary(summary), () => ({ ok: true, ...summary, warnings }));
   return ExitCode.OK;
 }
 
@@ -27,9 +33,9 @@ async function forDisplay(path: string, context: CommandContext): Promise<Agents
     { get: (_target, name) => (typeof name === 'string' && context.io.env[name] !== undefined ? `\${${name}}` : undefined) },
   );
   try {
-    return await loadAgentsFile(path, { env: asWritten });
+    return await loadAgentsFile(path, { env: asWritten, unsetVariables: 'warn' });
   } catch (error) {
     if (!isConfigError(error)) throw error;
-    return loadAgentsFile(path, { env: context.io.env });
+    return loadAgentsFile(path, { env: context.io.env, unsetVariables: 'warn' });
   }
 }

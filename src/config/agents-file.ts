@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigError, isConfigError, messageOf } from '../errors/index.js';
+import { type ConfigProblem, ConfigError, isConfigError, messageOf } from '../errors/index.js';
 import {
   AGENTS_FILE_SECTIONS,
   CAPABILITY_KEY_MAP,
@@ -21,7 +21,16 @@ import { isRecord, serverConfigFromSnake } from './config-keys.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { type FoundProblem, type KeyStyle, type PathSegment, show } from './problem-text.js';
 import type { ResolvedServerConfig } from './server-config.js';
-import { type Locate, UNNAMED_SOURCE, parseKeyPath, placeProblems, yamlLocator, yamlSyntaxProblems } from './source-locations.js';
+import { commandProblems, placeServer } from './server-paths.js';
+import {
+  type Locate,
+  UNNAMED_SOURCE,
+  parseKeyPath,
+  placeProblems,
+  renderKeyPath,
+  yamlLocator,
+  yamlSyntaxProblems,
+} from './source-locations.js';
 import { closest } from './suggest.js';
 import { validateServerConfig } from './validate-server-config.js';
 
@@ -85,6 +94,20 @@ export interface AgentsConfigOptions {
   readonly baseDir?: string;
   /** Server names defined outside the file that skills may name too (in-process domain servers). */
   readonly extraServers?: readonly string[];
+  /**
+   * `'warn'`: a `${VAR}` that is not set is a warning, not a problem, and the value that holds it
+   * is not judged (it is not known yet); `'error'` (default) refuses the file.
+   */
+  readonly unsetVariables?: 'error' | 'warn';
+  /** Check that each stdio server's program exists and is executable (what `agents validate` does). */
+  readonly checkCommands?: boolean;
+}
+
+/** What `checkAgentsFile` found: the configuration, and the warnings that did not stop it. */
+export interface CheckedAgentsFile {
+  readonly config: AgentsConfig;
+  /** Unset `${VAR}` references (under `unsetVariables: 'warn'`), each with its `file:line:col`. */
+  readonly warnings: readonly ConfigProblem[];
 }
 
 export interface ParseAgentsConfigOptions extends AgentsConfigOptions {
@@ -101,6 +124,10 @@ export interface ParseAgentsConfigOptions extends AgentsConfigOptions {
  * config.servers.memory.transport; // 'stdio'
  */
 export function parseAgentsConfig(text: string, options: ParseAgentsConfigOptions = {}): AgentsConfig {
+  return parseChecked(text, options).config;
+}
+
+function parseChecked(text: string, options: ParseAgentsConfigOptions): CheckedAgentsFile {
   const file = options.file ?? UNNAMED_SOURCE;
   const subject = options.file === undefined ? 'agents configuration' : `agents file ${options.file}`;
   const lineCounter = new LineCounter();
@@ -117,6 +144,7 @@ export function parseAgentsConfig(text: string, options: ParseAgentsConfigOption
   }
   const baseDir = options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file)));
   return build(doc.toJS() as unknown, {
+    ...checks(options),
     env: options.env ?? process.env,
     baseDir,
     subject,
@@ -133,14 +161,30 @@ export function parseAgentsConfig(text: string, options: ParseAgentsConfigOption
  * const config = await loadAgentsFile('agents.yaml', { env: { ...process.env, GITHUB_TOKEN: token } });
  */
 export async function loadAgentsFile(path: string, options: AgentsConfigOptions = {}): Promise<AgentsConfig> {
+  return (await checkAgentsFile(path, options)).config;
+}
+
+/**
+ * `loadAgentsFile` that also returns its warnings: what `agents validate` runs, with
+ * `unsetVariables: 'warn'` and `checkCommands: true`.
+ *
+ * @example
+ * const { warnings } = await checkAgentsFile('agents.yaml', { unsetVariables: 'warn', checkCommands: true });
+ */
+export async function checkAgentsFile(path: string, options: AgentsConfigOptions = {}): Promise<CheckedAgentsFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     throw unreadable(path, error);
   }
-  return parseAgentsConfig(text, { ...options, file: path });
+  return parseChecked(text, { ...options, file: path });
 }
+
+const checks = (options: AgentsConfigOptions) => ({
+  unsetVariables: options.unsetVariables ?? 'error',
+  checkCommands: options.checkCommands === true,
+});
 
 /** The ConfigError for a configuration file that cannot be read at all. */
 function unreadable(path: string, error: unknown): ConfigError {
@@ -165,14 +209,17 @@ function unreadable(path: string, error: unknown): ConfigError {
  */
 export function agentsConfigFromObject(input: unknown, options: AgentsConfigOptions = {}): AgentsConfig {
   return build(input, {
+    ...checks(options),
     env: options.env ?? process.env,
     baseDir: resolvePath(options.baseDir ?? process.cwd()),
     subject: 'agents configuration',
     extraServers: options.extraServers ?? [],
-  });
+  }).config;
 }
 
 interface BuildContext {
+  readonly unsetVariables: 'error' | 'warn';
+  readonly checkCommands: boolean;
   readonly extraServers: readonly string[];
   readonly env: EnvironmentVariables;
   readonly baseDir: string;
@@ -182,14 +229,16 @@ interface BuildContext {
 }
 
 /** Checks everything, reports everything, then assembles the camelCase result. */
-function build(input: unknown, context: BuildContext): AgentsConfig {
+function build(input: unknown, context: BuildContext): CheckedAgentsFile {
   const fail = (found: readonly FoundProblem[]): never => {
     const { problems, locations } = placeProblems(found, context.source);
     const file = context.source ? { file: context.source.file } : {};
     throw new ConfigError(problems, { subject: context.subject, details: { ...file, locations } });
   };
   const expanded = resolveEnvReferences(withoutExtensions(input ?? {}), context.env);
-  const found: FoundProblem[] = [...expanded.problems];
+  const lenient = context.unsetVariables === 'warn';
+  const unset = lenient ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
+  const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem));
   if (!isRecord(expanded.value)) {
     const problem = `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`;
     fail([{ path: [], problem, hint: 'start the file with servers:' }]);
@@ -201,13 +250,20 @@ function build(input: unknown, context: BuildContext): AgentsConfig {
   const resolvedServers: Record<string, ResolvedServerConfig> = {};
   for (const name of Object.keys(servers)) {
     const result = checkNamedServer(name, serverConfigFromSnake(servers[name]), ['servers', name], 'snake_case');
-    if (result.config) resolvedServers[name] = result.config;
+    if (result.config) resolvedServers[name] = placeServer(result.config, context.baseDir);
     found.push(...result.problems);
+  }
+  if (context.checkCommands) {
+    for (const [name, config] of Object.entries(resolvedServers)) found.push(...commandProblems(name, config, context.env.PATH ?? process.env.PATH));
   }
   found.push(...referenceProblems(data, [...Object.keys(servers), ...context.extraServers]));
   found.push(...agentSkillProblems(section('skills'), context.baseDir));
-  if (found.length > 0) fail(found);
-  return assemble(data, resolvedServers, context);
+  // A value that holds an unset variable is not known yet, so nothing said about it counts.
+  const unknown = new Set(unset.map((problem) => renderKeyPath(problem.path)));
+  const judged = found.filter((problem) => !unknown.has(renderKeyPath(problem.path)));
+  if (judged.length > 0) fail(judged);
+  const warnings = placeProblems(unset, context.source).problems;
+  return { config: assemble(data, resolvedServers, context), warnings: Object.freeze(warnings) };
 }
 
 /** Top-level `x-` keys hold YAML anchors to merge elsewhere (as in Docker Compose); they are not read. */

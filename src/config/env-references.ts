@@ -24,6 +24,8 @@ export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
 export interface EnvReferenceProblem {
   readonly problem: string;
   readonly hint: string;
+  /** Set when the problem is only that this variable is not set (validate reports it as a warning). */
+  readonly unset?: string;
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -38,6 +40,12 @@ const RUNTIME = new Set<string>(RUNTIME_PLACEHOLDERS);
  * expandEnvReferences('Bearer ${TOKEN}', { TOKEN: 'abc' }); // { value: 'Bearer abc', problems: [] }
  */
 export function expandEnvReferences(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
+  const { value, problems } = expandMarked(text, env);
+  return { value, problems: problems.map(({ unset: _unset, ...problem }) => problem) };
+}
+
+/** `expandEnvReferences`, with each problem that is only an unset variable marked with its name. */
+function expandMarked(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
   const problems: EnvReferenceProblem[] = [];
   let out = '';
   let at = 0;
@@ -104,6 +112,7 @@ function expandOne(inner: string, written: string, env: EnvironmentVariables, pr
   problems.push({
     problem: `${name} is not set in the environment`,
     hint: `export it, or remove the reference (\${${name}:-text} gives a default)`,
+    unset: name,
   });
   return undefined;
 }
@@ -132,8 +141,8 @@ export function resolveEnvReferences(
   const walk = (value: unknown, at: readonly PathSegment[]): unknown => {
     if (typeof value === 'string') {
       if (!value.includes('$')) return value;
-      const expanded = expandEnvReferences(value, env);
-      for (const { problem, hint } of expanded.problems) problems.push({ path: at, problem, hint });
+      const expanded = expandMarked(value, env);
+      for (const { problem, hint, unset } of expanded.problems) problems.push({ path: at, problem, hint, ...(unset ? { unset } : {}) });
       return expanded.value;
     }
     if (Array.isArray(value)) return value.map((item, index) => walk(item, [...at, index]));

@@ -16,6 +16,8 @@ export interface FoundProblem {
   readonly path: readonly PathSegment[];
   readonly problem: string;
   readonly hint?: string;
+  /** The variable, when the only problem is that a `${VAR}` reference is not set. */
+  readonly unset?: string;
 }
 
 /** Renders keys in the style the person wrote them, so messages quote their own file back. */

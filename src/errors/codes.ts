@@ -7,6 +7,8 @@
 export const ErrorCode = {
   /** A configuration value is missing, misspelled or of the wrong type. */
   CONFIG_INVALID: 'CONFIG_INVALID',
+  /** A configuration file changed on disk between being read and being written back; nothing was written. */
+  CONFIG_CHANGED: 'CONFIG_CHANGED',
   /** An argument to a public method is not what the method takes. */
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
   /** Two things were registered under one name. */

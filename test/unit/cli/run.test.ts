@@ -54,8 +54,15 @@ describe('run', () => {
     expect(result.stdout).not.toContain('sekrit');
   });
 
+  it('validates a file whose ${VAR} is not set, with a warning naming it and where it is', async () => {
+    const result = await agents(['validate']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^warning: servers\.memory\.args\.2: .*agents\.yaml:4:\d+: MY_TOKEN is not set in the environment/);
+    expect(result.stdout).toContain('is valid: 1 server');
+  });
+
   it('prints error [CODE]: message and exits 1 for an error of the runtime, with JSON on stdout under --json', async () => {
-    const result = await agents(['validate', '--json']);
+    const result = await agents(['validate', '--json', '--strict']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error \[CONFIG_INVALID\]: invalid agents file .*agents\.yaml \(1 problem\):\n {2}- servers\.memory\.args\.2: .*agents\.yaml:4:/);
     expect(result.stderr).not.toContain('    at ');

@@ -1,3 +1,4 @@
+import { placeServer } from '../../../src/config/server-paths.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { literalSecrets, serversSection, serversYaml } from '../../../src/cli/servers-yaml.js';
@@ -30,7 +31,9 @@ describe('serversSection', () => {
     const servers = parseMcpServersJson(CLAUDE);
     const yaml = serversYaml(serversSection(servers), ['imported']);
     expect(yaml.startsWith('# imported\nservers:\n')).toBe(true);
-    expect(parseAgentsConfig(yaml).servers).toEqual(servers);
+    // Loaded from a file, a stdio server runs in the file's folder (here, with no file, the working directory).
+    const placed = Object.fromEntries(Object.entries(servers).map(([name, config]) => [name, placeServer(config, process.cwd())]));
+    expect(parseAgentsConfig(yaml).servers).toEqual(placed);
   });
 
   it('writes an empty section as servers: {}', () => {

@@ -113,8 +113,9 @@ describe('parseAgentsConfig reads a valid file', () => {
           restart: 'permanent',
           startTimeoutMs: 20000,
           trusted: false,
+          cwd: dir, // a server runs in the folder of the file that declares it
         }),
-        files: server({ name: 'files', transport: 'stdio', command: 'node', args: ['server.js', '${SANDBOX_ROOT}'] }),
+        files: server({ name: 'files', transport: 'stdio', command: 'node', args: ['server.js', '${SANDBOX_ROOT}'], cwd: dir }),
       },
       tools: { 'github/create_issue': { overrides: { readOnly: false, writes: true, destructive: false } } },
       skills: {
@@ -200,7 +201,8 @@ describe('parseAgentsConfig reads a valid file', () => {
   it('parses the example file shipped in examples/', async () => {
     const config = await loadAgentsFile('examples/agents.yaml', { env: {} });
     expect(Object.keys(config.servers)).toEqual(['everything', 'memory', 'files']);
-    expect(config.servers.everything?.args).toEqual(['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio']);
+    expect(config.servers.everything?.args).toEqual(['../node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio']);
+    expect(config.servers.everything?.cwd).toBe(resolve('examples'));
     expect(config.servers.everything?.env).toEqual({ DEMO_GREETING: 'hello from agents.yaml' });
     expect(config.servers.files?.args.at(-1)).toBe('${SANDBOX_ROOT}');
     expect(config.skills.files?.mcpServers[0]?.overrides).toEqual({ move_file: { destructive: false } });
@@ -210,9 +212,9 @@ describe('parseAgentsConfig reads a valid file', () => {
 
   it('names only servers whose entry points exist in node_modules, so the demo can run it', async () => {
     const config = await loadAgentsFile('examples/agents.yaml', { env: {} });
-    for (const { command, args } of Object.values(config.servers)) {
+    for (const { command, args, cwd } of Object.values(config.servers)) {
       expect(command).toBe('node');
-      expect(() => readFileSync(resolve(args[0] ?? ''))).not.toThrow();
+      expect(() => readFileSync(resolve(cwd ?? '', args[0] ?? ''))).not.toThrow();
     }
   });
 });

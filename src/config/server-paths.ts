@@ -1,0 +1,80 @@
+/**
+ * Where a stdio server runs, and whether its program is there: paths of a server entry are read
+ * from the folder of the file that declares it, never from wherever the host happened to start.
+ *
+ * - `cwd` defaults to that folder, so relative `args` (`./srv.mjs`, `node_modules/…/index.js`)
+ *   name files beside the file; a relative `cwd` is resolved against it.
+ * - A relative `command` with a slash (`./bin/server`) is resolved against it too; a bare name
+ *   (`npx`, `node`) is looked up on PATH when the server starts, as a shell would.
+ * - Values with a `${…}` placeholder are left alone: the runtime fills them in at start.
+ */
+
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { FoundProblem } from './problem-text.js';
+import type { ResolvedServerConfig } from './server-config.js';
+
+const placeholder = (text: string): boolean => text.includes('${');
+
+/** A path as written, resolved against `baseDir` unless absolute or holding a placeholder. */
+function fromFolder(path: string, baseDir: string): string {
+  return isAbsolute(path) || placeholder(path) ? path : resolve(baseDir, path);
+}
+
+/**
+ * The server with its `cwd` and a path-like `command` anchored in `baseDir` (the file's folder).
+ * HTTP servers are returned as they are.
+ *
+ * @example
+ * placeServer(config, '/etc/agents').cwd; // '/etc/agents' when the entry gave no cwd
+ */
+export function placeServer(config: ResolvedServerConfig, baseDir: string): ResolvedServerConfig {
+  if (config.transport !== 'stdio') return config;
+  const command = config.command;
+  const pathLike = command !== undefined && command.includes('/');
+  return Object.freeze({
+    ...config,
+    cwd: config.cwd === undefined ? baseDir : fromFolder(config.cwd, baseDir),
+    command: pathLike ? fromFolder(command, baseDir) : command,
+  });
+}
+
+function isExecutableFile(path: string): boolean {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return false;
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The problems of one stdio server's program, checked before anything is spawned: a path that
+ * does not exist, is a folder or is not executable; a bare name found nowhere on PATH (the
+ * server's own `env.PATH` when it sets one, else `hostPath`). Problems sit at `servers.<name>.command`.
+ */
+export function commandProblems(name: string, config: ResolvedServerConfig, hostPath: string | undefined): FoundProblem[] {
+  const command = config.command;
+  if (config.transport !== 'stdio' || command === undefined || placeholder(command)) return [];
+  const path = ['servers', name, 'command'];
+  if (command.includes('/')) {
+    const kind = statSync(command, { throwIfNoEntry: false });
+    if (!kind) return [{ path, problem: `${command} does not exist`, hint: 'a relative command is read from the folder of this file' }];
+    if (!kind.isFile()) return [{ path, problem: `${command} is not a file`, hint: 'name the program to run, not its folder' }];
+    if (!isExecutableFile(command)) {
+      return [{ path, problem: `${command} is not executable`, hint: `chmod +x ${command}, or write command: node and the script in args` }];
+    }
+    return [];
+  }
+  const searchPath = config.env.PATH ?? hostPath ?? '';
+  const folders = searchPath.split(delimiter).filter((folder) => folder !== '');
+  if (folders.some((folder) => isExecutableFile(join(folder, command)))) return [];
+  return [
+    {
+      path,
+      problem: `"${command}" is not found on PATH`,
+      hint: `install it, or write its full path (PATH: ${folders.length === 0 ? 'empty' : folders.slice(0, 4).join(delimiter)}${folders.length > 4 ? `${delimiter}…` : ''})`,
+    },
+  ];
+}
