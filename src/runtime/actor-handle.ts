@@ -294,6 +294,7 @@ export class ActorHandle implements AsyncDisposable {
       const lease = pool.acquire(serverConfig, {
         tenant: this.tenant,
         sandboxRoot: workspace?.roots.root,
+        projectRoot: workspace?.roots.logicalRoot,
         sandboxId: this.wiring.sandboxId,
         parent: this.actor,
         overrides: Object.fromEntries(

@@ -20,6 +20,7 @@ import { ActorHandle } from './actor-handle.js';
 import type { ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import { ServerPool, type PoolEntry } from './server-pool.js';
+import { confinementStatus, type ConfinementStatus } from '../actors/confinement/confinement-status.js';
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
@@ -58,6 +59,8 @@ export interface ServerStatus {
   readonly pid: number | undefined;
   readonly uptimeMs: number | undefined;
   readonly actors: number;
+  /** Whether the server runs confined to its sandbox by the OS, and if not, why. */
+  readonly confinement: ConfinementStatus;
 }
 
 export interface RuntimeStatus {
@@ -211,6 +214,7 @@ class RuntimeImpl implements Runtime {
           pid: status.pid,
           uptimeMs: status.uptimeMs,
           actors: entry.refs,
+          confinement: confinementStatus(entry.adapter.client.config),
         };
       }),
       actors: [...this.handles].map((handle) => ({ actor: handle.name, tenant: handle.tenant, id: handle.id })),
