@@ -57,3 +57,10 @@ export { toMermaid } from './machines/to-mermaid.js';
 
 // In-process domain servers.
 export * from './inprocess/index.js';
+
+// OS confinement of stdio servers (bubblewrap).
+export { confinementStatus, type ConfinementState, type ConfinementStatus } from './actors/confinement/confinement-status.js';
+export { probeConfinement, type ConfinementProbe } from './actors/confinement/probe.js';
+export { confineCommand, type ConfinementPlan, type NetworkPlan, type SpawnCommand } from './actors/confinement/bwrap-command.js';
+export { DEFAULT_DENIED_READS, PACKAGE_CACHES } from './actors/confinement/confine-options.js';
+export { escapingLinks, type EscapingLink } from './sandbox/escape-links.js';
