@@ -6,7 +6,7 @@
  * Plain JavaScript: spawned with Node 20, which cannot run TypeScript.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -20,6 +20,7 @@ const tools = [
   { name: 'tcp', description: 'Opens a TCP connection.', inputSchema: { type: 'object', properties: { host: str, port: num }, required: ['host', 'port'] } },
   { name: 'proxy_connect', description: 'Asks HTTPS_PROXY to CONNECT to host:port.', inputSchema: { type: 'object', properties: { target: str }, required: ['target'] } },
   { name: 'fork', description: 'Forks a grandchild that lives forever.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'create_link', description: 'Makes a symlink at path to target.', inputSchema: { type: 'object', properties: { path: str, target: str }, required: ['path', 'target'] } },
   { name: 'env', description: 'One environment variable.', inputSchema: { type: 'object', properties: { name: str }, required: ['name'] } },
 ];
 
@@ -75,6 +76,9 @@ async function run(name, args) {
         await new Promise((resolve) => child.once('spawn', resolve));
         return text(`ok ${child.pid}`);
       }
+      case 'create_link':
+        symlinkSync(args.target, args.path);
+        return text('ok linked');
       case 'env':
         return text(`ok ${process.env[args.name] ?? ''}`);
       default:
