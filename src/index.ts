@@ -60,3 +60,9 @@ export * from './inprocess/index.js';
 
 // Redaction: the one redactor every public output goes through.
 export { Redactor, REDACTED, MIN_EMBEDDED_SECRET_LENGTH, type ArgumentRedaction, type RedactorOptions, type SecretBearingConfig } from './redaction/redactor.js';
+// OS confinement of stdio servers (bubblewrap).
+export { confinementStatus, type ConfinementState, type ConfinementStatus } from './actors/confinement/confinement-status.js';
+export { probeConfinement, type ConfinementProbe } from './actors/confinement/probe.js';
+export { confineCommand, type ConfinementPlan, type NetworkPlan, type SpawnCommand } from './actors/confinement/bwrap-command.js';
+export { DEFAULT_DENIED_READS, PACKAGE_CACHES } from './actors/confinement/confine-options.js';
+export { escapingLinks, type EscapingLink } from './sandbox/escape-links.js';

@@ -13,15 +13,24 @@ import { handshake } from './connect-client.js';
 import { serverEnvironment } from './server-environment.js';
 import { isTransientSpawnFailure } from './spawn-failure.js';
 import { describeExit, StdioProcessTransport, type ProcessExit } from './stdio-process-transport.js';
+import { prepareConfinement, type PreparedConfinement } from './confinement/confinement-plan.js';
 
 type ConnectParams = Parameters<CallbackLogicFunction<ServerEvent, ServerEvent, ConnectInput>>[0];
 
 export function connectStdioServer({ input, sendBack }: ConnectParams): () => void {
   const { config } = input;
+  const env = serverEnvironment(config.env);
+  let confinement: PreparedConfinement | undefined;
+  try {
+    confinement = prepareConfinement({ serverName: config.name, setting: config.confine, env, cwd: config.cwd, command: config.command ?? '' });
+  } catch (error) {
+    return failBeforeSpawn(error, config.name, sendBack);
+  }
   const transport = new StdioProcessTransport({
     command: config.command ?? '',
     args: config.args,
-    env: serverEnvironment(config.env),
+    env,
+    confinement: confinement?.plan,
     cwd: config.cwd,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     maxMessageBytes: config.maxMessageBytes,
@@ -31,6 +40,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
   let active = true;
   let handedOver = false;
   const started = transport.start();
+  if (confinement) void transport.exited.then(() => confinement.dispose());
   const handle: ServerHandle = {
     get pid() {
       return transport.pid;
@@ -83,6 +93,19 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
   return () => {
     active = false;
     if (!handedOver) void handle.close();
+  };
+}
+
+/** A start that cannot even spawn (confinement asked for and unavailable): the machine is told as for a failed spawn. */
+function failBeforeSpawn(error: unknown, serverName: string, sendBack: ConnectParams['sendBack']): () => void {
+  const handle: ServerHandle = { pid: undefined, diagnostics: () => ({ nonJsonLines: 0, stderrTail: [] }), close: async () => undefined };
+  sendBack({ type: 'server.spawned', handle });
+  let active = true;
+  queueMicrotask(() => {
+    if (active) sendBack({ type: 'server.startFailed', error: spawnError(error, serverName), retryable: false });
+  });
+  return () => {
+    active = false;
   };
 }
 

@@ -27,6 +27,7 @@ import { killGroup, trackGroup, untrackGroup } from './process-groups.js';
 import { groupMembers } from './process-table.js';
 import { LineReader } from './line-reader.js';
 import { StderrTail } from './stderr-tail.js';
+import { confineCommand, type ConfinementPlan } from './confinement/bwrap-command.js';
 
 export interface StdioProcessOptions {
   readonly command: string;
@@ -42,6 +43,8 @@ export interface StdioProcessOptions {
   readonly stderrLines: number;
   /** Used in messages only. */
   readonly serverName: string;
+  /** When set, the command is run inside bubblewrap as the plan says (see `confinement/`). */
+  readonly confinement?: ConfinementPlan | undefined;
 }
 
 export { describeExit, type ProcessExit, type StopStep } from './process-exit.js';
@@ -243,7 +246,8 @@ export class StdioProcessTransport implements Transport {
   }
 
   async #spawn(): Promise<void> {
-    const { command, args, env, cwd } = this.#options;
+    const { cwd, confinement } = this.#options;
+    const { command, args, env } = confinement ? confineCommand(this.#options.command, this.#options.args, this.#options.env, confinement) : this.#options;
     let child: ChildProcess;
     try {
       // Node's own spawn, not execa: a server process is a long-lived pipe pair we read and write

@@ -65,7 +65,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),
     commit: async (input, checkpointId) => {
       if (!workspace) return { ok: true, changes: [] };
-      return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name) : workspace.commitWrite(checkpointId);
+      return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name) : workspace.commitWrite(checkpointId, input.tool.name);
     },
     rollback: async (input, checkpointId) => {
       if (!workspace) return { restored: false, violation: undefined };

@@ -28,6 +28,7 @@ export const SERVER_TOP_LEVEL_KEY_MAP = {
   stderr_lines: 'stderrLines',
   trusted: 'trusted',
   roots: 'roots',
+  confine: 'confine',
 } as const satisfies Record<string, keyof McpServerConfig>;
 
 /** Keys of the nested `backoff` block: snake_case → camelCase. */

@@ -57,3 +57,4 @@ export {
 } from './env-references.js';
 export { type SourcePosition, type ProblemLocation } from './source-locations.js';
 export { parseMcpServersJson, type ParseMcpServersJsonOptions } from './mcp-servers-json.js';
+export { confineSchema, type ConfineSetting, type ConfineOptions, type ConfineNetwork } from './confine-setting.js';

@@ -6,6 +6,7 @@
  * messages; the schema alone accepts some configurations the validator rejects.
  */
 
+import { confineSchema } from './confine-setting.js';
 import { RESTART_POLICIES, SERVER_CONFIG_DEFAULTS, TRANSPORTS } from './server-config.js';
 
 /**
@@ -150,6 +151,7 @@ export const serverConfigSchema = {
       default: [],
       description: 'Directories offered to the server as MCP roots (absolute paths).',
     },
+    confine: confineSchema,
   },
 } as const;
 

@@ -4,6 +4,8 @@
  * the YAML file are mapped in `config-keys.ts`.
  */
 
+import type { ConfineSetting } from './confine-setting.js';
+
 export const TRANSPORTS = ['stdio', 'sse', 'streamable-http'] as const;
 export type TransportKind = (typeof TRANSPORTS)[number];
 
@@ -61,6 +63,8 @@ export interface McpServerConfig {
   readonly trusted?: boolean;
   /** Directories offered to the server as MCP roots (absolute paths; `${SANDBOX_ROOT}` in agents.yaml). */
   readonly roots?: readonly string[];
+  /** stdio: OS confinement to the sandbox (see `confine-setting.ts`); default: confined when in a sandbox and available. */
+  readonly confine?: ConfineSetting;
 }
 
 /** A configuration with every default filled in; what the machines and actors use. */
@@ -86,6 +90,7 @@ export interface ResolvedServerConfig {
   readonly stderrLines: number;
   readonly trusted: boolean;
   readonly roots: readonly string[];
+  readonly confine?: ConfineSetting | undefined;
 }
 
 /** Every default, documented in the README's configuration table. */

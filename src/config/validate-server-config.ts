@@ -10,6 +10,7 @@ import { isRecord } from './config-keys.js';
 import { type FoundProblem, type KeyNamer, type KeyStyle, keyNamer, renderPath, show } from './problem-text.js';
 import { isHttpUrl, problemsFromAjv, urlProblem } from './schema-problems.js';
 import { serverConfigSchema } from './server-config-schema.js';
+import type { ConfineSetting } from './confine-setting.js';
 import {
   type BackoffConfig,
   type ResolvedServerConfig,
@@ -202,6 +203,11 @@ function report(found: readonly FoundProblem[], namer: KeyNamer, options: Valida
 
 const pick = <T>(value: unknown, fallback: T): T => (value === undefined ? fallback : (value as T));
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) for (const inner of Object.values(value)) deepFreeze(inner);
+  return Object.freeze(value);
+}
+
 function frozenRecord(value: unknown): Readonly<Record<string, string>> {
   return Object.freeze(isRecord(value) ? (ownEntries(value) as Record<string, string>) : {});
 }
@@ -240,5 +246,6 @@ function resolve(data: Record<string, unknown>): ResolvedServerConfig {
     stderrLines: pick(data.stderrLines, defaults.stderrLines),
     trusted: pick(data.trusted, defaults.trusted),
     roots: Object.freeze(Array.isArray(data.roots) ? (Array.from(data.roots) as string[]) : []),
+    ...(data.confine === undefined ? {} : { confine: deepFreeze(structuredClone(data.confine) as ConfineSetting) }),
   });
 }

@@ -48,6 +48,13 @@ export const ErrorCode = {
 
   /** A path in a tool call would leave the sandbox (`..`, outside both roots, symlink out, NUL, encoded dots). */
   SANDBOX_PATH: 'SANDBOX_PATH',
+  /**
+   * A link inside the sandbox, made during the call, resolves outside it: the call may have
+   * written outside the sandbox; it was rolled back (the paths are in `details.links`).
+   */
+  SANDBOX_ESCAPE: 'SANDBOX_ESCAPE',
+  /** The server asks for OS confinement (`confine: true`) and this machine cannot provide it (`details.install`). */
+  CONFINEMENT_UNAVAILABLE: 'CONFINEMENT_UNAVAILABLE',
   /** The sandbox could not be created, read or disposed. */
   SANDBOX_FAILED: 'SANDBOX_FAILED',
   /** `applyToHost()` found host files changed since the sandbox was made; nothing was written. */

@@ -10,6 +10,8 @@ import type { McpActorsError } from '../errors/mcp-actors-error.js';
 export interface FileChange {
   readonly path: string;
   readonly kind: 'added' | 'modified' | 'deleted';
+  /** What the path is (after the call; before it, for a deletion), where the sandbox says. */
+  readonly type?: 'file' | 'symlink' | 'directory';
   readonly before?: string | undefined;
   readonly after?: string | undefined;
   readonly modeBefore?: number | undefined;

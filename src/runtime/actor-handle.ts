@@ -223,6 +223,9 @@ export class ActorHandle implements AsyncDisposable {
     const error = outcome.error;
     if (tool && error?.code === ErrorCode.CAPABILITY_VIOLATION) {
       emit({ type: 'capability.violation', callId, actor: this.name, tenant: this.tenant, tool: toolName, changes: outcome.changes, message: error.message });
+    } else if (tool && error?.code === ErrorCode.SANDBOX_ESCAPE) {
+      const links = (error.details.links ?? []) as readonly { path: string; target: string; resolved: string }[];
+      emit({ type: 'sandbox.escape', callId, actor: this.name, tenant: this.tenant, tool: toolName, links, message: error.message });
     } else if (tool && outcome.status === 'rejected' && (error?.code === ErrorCode.PERMISSION_DENIED || error?.code === ErrorCode.TENANT_ARGUMENT)) {
       emit({
         type: 'permission.denied',
@@ -304,6 +307,7 @@ export class ActorHandle implements AsyncDisposable {
       const lease = pool.acquire(serverConfig, {
         tenant: this.tenant,
         sandboxRoot: workspace?.roots.root,
+        projectRoot: workspace?.roots.logicalRoot,
         sandboxId: this.wiring.sandboxId,
         parent: this.actor,
         overrides: Object.fromEntries(

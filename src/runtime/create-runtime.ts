@@ -22,6 +22,7 @@ import { ActorHandle } from './actor-handle.js';
 import type { ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import { ServerPool, type PoolEntry } from './server-pool.js';
+import { confinementStatus, type ConfinementStatus } from '../actors/confinement/confinement-status.js';
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
@@ -70,6 +71,8 @@ export interface ServerStatus {
   readonly callsInFlight: number;
   /** The last line the server wrote to stderr (stdio servers). */
   readonly lastStderrLine: string | undefined;
+  /** Whether the server runs confined to its sandbox by the OS, and if not, why. */
+  readonly confinement: ConfinementStatus;
 }
 
 export interface RuntimeStatus {
@@ -250,6 +253,7 @@ class RuntimeImpl implements Runtime {
           nextAttemptAt: status.nextAttemptAt,
           callsInFlight: status.callsInFlight,
           lastStderrLine: status.diagnostics?.stderrTail.at(-1),
+          confinement: confinementStatus(entry.adapter.client.config),
         };
       }),
       actors: [...this.handles].map((handle) => ({ actor: handle.name, tenant: handle.tenant, id: handle.id })),

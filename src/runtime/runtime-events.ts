@@ -41,6 +41,16 @@ export type RuntimeEvent =
       readonly message: string;
     }
   | {
+      /** A call left links in the sandbox that resolve outside it (an unconfined server's escape, best effort). */
+      readonly type: 'sandbox.escape';
+      readonly callId: string;
+      readonly actor: string;
+      readonly tenant: string;
+      readonly tool: string;
+      readonly links: readonly { readonly path: string; readonly target: string; readonly resolved: string }[];
+      readonly message: string;
+    }
+  | {
       readonly type: 'permission.denied';
       readonly callId: string;
       readonly actor: string;

@@ -12,6 +12,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { Redactor } from '../redaction/redactor.js';
 import { bindPlaceholders } from './placeholders.js';
+import { withSandbox } from '../actors/confinement/confinement-plan.js';
 
 export interface PoolEntry {
   readonly key: string;
@@ -25,6 +26,8 @@ export interface PoolEntry {
 export interface AcquireOptions {
   readonly tenant: string;
   readonly sandboxRoot: string | undefined;
+  /** The project the sandbox stands for (a confined server cannot read its `.env` files). */
+  readonly projectRoot?: string | undefined;
   readonly sandboxId: string | undefined;
   /** The actor that starts the server first; the server shows under it when inspected. */
   readonly parent: AnyActorRef | undefined;
@@ -54,7 +57,9 @@ export class ServerPool {
       existing.refs += 1;
       return existing;
     }
-    const bound = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
+    const placed = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
+    const confine = placed.transport === 'stdio' ? withSandbox(placed.confine, options.sandboxRoot, options.projectRoot) : placed.confine;
+    const bound = confine === undefined ? placed : { ...placed, confine };
     const systemId = `server:${config.name}:${options.tenant}${options.sandboxId ? `:${options.sandboxId}` : ''}`;
     const client = new McpClient(bound, {
       systemId,

@@ -13,6 +13,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CommitReport, FileChange, RollbackReport } from '../machines/tool-call-io.js';
 import { CheckpointStore } from './checkpoint-store.js';
+import { escapingLinks, sandboxEscapeError } from './escape-links.js';
 import { SandboxPathRewriter } from './path-rewriter.js';
 import { ReadersWriterLock } from './readers-writer-lock.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -87,11 +88,14 @@ export class SandboxWorkspace implements AsyncDisposable {
   }
 
   /** After a write call: its changes, and the new baseline. */
-  async commitWrite(checkpointId: string | undefined): Promise<CommitReport> {
+  async commitWrite(checkpointId: string | undefined, toolName = 'the tool'): Promise<CommitReport> {
     // The call's own events must be in this checkpoint's changed paths, not the next one's.
     await settleWatcherEvents();
     const after = await this.checkpoints.checkpoint('after call', this.changedPaths());
     const changes = checkpointId ? await this.checkpoints.changesBetween(checkpointId, after.id) : [];
+    // Not committed: the caller rolls back to the call's checkpoint (the baseline stays).
+    const escapes = await escapingLinks(this.roots.root, changes);
+    if (escapes.length > 0) return { ok: false, changes, violation: sandboxEscapeError(toolName, escapes) };
     this.baselineId = after.id;
     this.dirty = this.watcher === undefined;
     this.committed.push(...changes);
@@ -112,6 +116,8 @@ export class SandboxWorkspace implements AsyncDisposable {
     }
     if (this.violationsPending > 0) return { ok: true, changes: [] };
     this.violationsPending += 1;
+    const escapes = await escapingLinks(this.roots.root, changes);
+    if (escapes.length > 0) return { ok: false, changes, violation: sandboxEscapeError(toolName, escapes) };
     return {
       ok: false,
       changes,

@@ -1,0 +1,200 @@
+/**
+ * Whether a server runs confined, and the plan its spawn is confined by.
+ *
+ * The decision (`decideConfinement`): `confine: false` never; `confine: true` (or an object)
+ * always, and a start fails with CONFINEMENT_UNAVAILABLE where the probe fails; absent: confined
+ * when the server runs in a sandbox and the probe succeeds, otherwise not — with one warning per
+ * process when a sandboxed server runs unconfined because the probe failed.
+ *
+ * The plan (`planConfinement`), made before each spawn: which of the writable and denied paths
+ * exist, the server's own temp directory (removed when the server is gone) and, for a network
+ * allowlist, the host proxy's socket.
+ */
+import { lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ErrorCode } from '../../errors/codes.js';
+import { McpActorsError } from '../../errors/mcp-actors-error.js';
+import type { ConfinementPlan, NetworkPlan } from './bwrap-command.js';
+import { PACKAGE_CACHES, confineOptionsOf, expandHome, type ConfineSetting } from './confine-options.js';
+import { allowlistProxy } from './network-proxy.js';
+import { probeConfinement } from './probe.js';
+
+export type ConfinementDecision =
+  | { readonly confined: true; readonly bwrap: string }
+  | { readonly confined: false; readonly why: 'opted-out' | 'no-sandbox' | 'unavailable'; readonly reason?: string };
+
+export interface ConfinementTarget {
+  readonly serverName: string;
+  /** The server's `confine` setting, as the runtime completed it (see `withSandbox`). */
+  readonly setting: ConfineSetting | undefined;
+  /** The server's complete environment (HOME and PATH are read from it). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string | undefined;
+  readonly command: string;
+}
+
+/**
+ * The setting of a server that runs in a sandbox: the root and the project filled in, and — when
+ * the configuration said nothing — confinement wherever it is available (`fallback`).
+ *
+ * @example
+ * withSandbox(undefined, '/tmp/sbx/root', '/home/me/project'); // { root, project, fallback: true }
+ */
+export function withSandbox(setting: ConfineSetting | undefined, root: string | undefined, project: string | undefined): ConfineSetting | undefined {
+  if (setting === false || root === undefined) return setting;
+  const given = typeof setting === 'object' ? setting : {};
+  return {
+    ...given,
+    root: given.root ?? root,
+    ...(given.project ?? project ? { project: given.project ?? project } : {}),
+    ...(setting === undefined ? { fallback: true } : {}),
+  };
+}
+
+let warned = false;
+
+/** Throws CONFINEMENT_UNAVAILABLE when confinement is asked for and cannot be had. */
+export function decideConfinement(target: Pick<ConfinementTarget, 'serverName' | 'setting' | 'env'>): ConfinementDecision {
+  const { setting, serverName } = target;
+  if (setting === false) return { confined: false, why: 'opted-out' };
+  if (setting === undefined) return { confined: false, why: 'no-sandbox' };
+  const probe = probeConfinement(target.env.PATH);
+  if (probe.available) return { confined: true, bwrap: probe.bwrap };
+  if (!confineOptionsOf(setting).fallback) {
+    throw new McpActorsError(
+      ErrorCode.CONFINEMENT_UNAVAILABLE,
+      `server "${serverName}" asks for OS confinement (confine: true) but this machine cannot confine it: ${probe.reason}. ` +
+        `To fix: ${probe.install}; or set confine: false to run it unconfined`,
+      { details: { server: serverName, reason: probe.reason, install: probe.install } },
+    );
+  }
+  if (!warned) {
+    warned = true;
+    process.emitWarning(
+      `mcp-actors: sandboxed servers run unconfined (${probe.reason}); only OS confinement keeps a server from writing outside its sandbox. To fix: ${probe.install}`,
+      { code: 'MCP_ACTORS_UNCONFINED' },
+    );
+  }
+  return { confined: false, why: 'unavailable', reason: probe.reason };
+}
+
+/** The decision and, when confined, the plan: what the stdio connect calls before each spawn. */
+export function prepareConfinement(target: ConfinementTarget): PreparedConfinement | undefined {
+  const decision = decideConfinement(target);
+  return decision.confined ? planConfinement(target, decision.bwrap) : undefined;
+}
+
+export interface PreparedConfinement {
+  readonly plan: ConfinementPlan;
+  /** Removes the server's own temp directory (after its process is gone). */
+  dispose(): void;
+}
+
+const BRIDGE_PORT = 3128;
+const ENV_FILE_SCAN_DEPTH = 4;
+const ENV_FILE_SCAN_LIMIT = 5_000;
+
+export function planConfinement(target: ConfinementTarget, bwrap: string): PreparedConfinement {
+  const options = confineOptionsOf(target.setting);
+  const home = target.env.HOME ?? homedir();
+  const hostTmp = realOr(tmpdir());
+  const ownTmp = mkdtempSync(join(hostTmp, `mcp-actors-confined-${target.serverName.replace(/[^A-Za-z0-9._-]/g, '_')}-`));
+  const writable = new Set<string>([ownTmp]);
+  if (options.root !== undefined) writable.add(realOr(options.root));
+  for (const path of [...PACKAGE_CACHES, ...options.write]) {
+    const absolute = absoluteOf(path, home);
+    if (kindOf(absolute) === 'directory') writable.add(absolute);
+  }
+  const npmCache = target.env.npm_config_cache;
+  if (npmCache !== undefined && isAbsolute(npmCache) && kindOf(npmCache) === 'directory') writable.add(npmCache);
+
+  const hidden: { path: string; kind: 'directory' | 'file' }[] = [];
+  const seen = new Set<string>();
+  const hide = (path: string): void => {
+    const kind = kindOf(path);
+    if (kind === undefined || seen.has(path)) return;
+    seen.add(path);
+    hidden.push({ path, kind });
+  };
+  for (const path of options.deny) hide(absoluteOf(path, home));
+  if (options.project !== undefined) for (const file of envFiles(options.project)) hide(file);
+
+  // Under the host's temp dir only what the server needs stays visible (read-only).
+  const readable = new Set<string>();
+  for (const candidate of [target.cwd, home, commandFolder(target.command)]) {
+    if (candidate === undefined || candidate === '') continue;
+    const real = realOr(candidate);
+    if (isInside(real, hostTmp) && real !== hostTmp && kindOf(real) === 'directory' && ![...writable].some((w) => isInside(real, w))) readable.add(real);
+  }
+
+  let network: NetworkPlan;
+  if (options.network === 'all') network = { kind: 'all' };
+  else if (options.network === 'none') network = { kind: 'none' };
+  else {
+    const proxy = allowlistProxy(options.network);
+    network = { kind: 'allowlist', socket: proxy.socket, port: BRIDGE_PORT, node: process.execPath, bridge: BRIDGE_SCRIPT };
+  }
+  return {
+    plan: { bwrap, writable: [...writable], hidden, hostTmp, ownTmp, readable: [...readable], network },
+    dispose: () => rmSync(ownTmp, { recursive: true, force: true }),
+  };
+}
+
+const BRIDGE_SCRIPT = fileURLToPath(new URL('../confine-bridge.mjs', import.meta.url));
+
+function absoluteOf(path: string, home: string): string {
+  const expanded = expandHome(path, home);
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(home, expanded);
+}
+
+function kindOf(path: string): 'directory' | 'file' | undefined {
+  try {
+    const stats = lstatSync(path);
+    if (stats.isDirectory()) return 'directory';
+    if (stats.isFile()) return 'file';
+    return undefined; // a symlink is hidden where it points, if that is listed itself
+  } catch {
+    return undefined;
+  }
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function commandFolder(command: string): string | undefined {
+  return isAbsolute(command) ? dirname(command) : undefined;
+}
+
+/** `.env` and `.env.*` files of the project, a few levels deep (not in node_modules or .git). */
+function envFiles(projectRoot: string): string[] {
+  const found: string[] = [];
+  let visited = 0;
+  const walk = (dir: string, depth: number): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (++visited > ENV_FILE_SCAN_LIMIT) return;
+      const path = join(dir, entry.name);
+      if (entry.isFile() && (entry.name === '.env' || entry.name.startsWith('.env.'))) found.push(path);
+      else if (entry.isDirectory() && depth < ENV_FILE_SCAN_DEPTH && entry.name !== 'node_modules' && entry.name !== '.git') walk(path, depth + 1);
+    }
+  };
+  walk(realOr(projectRoot), 0);
+  return found;
+}

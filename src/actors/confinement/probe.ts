@@ -1,0 +1,76 @@
+/**
+ * Can this machine confine a server? Found out once per PATH by a probe run: `bwrap` is looked up
+ * on the PATH the server would be started with, and a real confinement (read-only root, own PID
+ * and network namespaces, die-with-parent) runs `sh -c :`. Anything short of exit 0 — no bwrap,
+ * user namespaces disabled, a seccomp profile that forbids them (Docker's default) — is "unavailable",
+ * with the reason and what to install.
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+export type ConfinementProbe =
+  | { readonly available: true; readonly bwrap: string }
+  | { readonly available: false; readonly reason: string; readonly install: string };
+
+/** What to install, said the same way everywhere. */
+export const INSTALL_BUBBLEWRAP =
+  'install bubblewrap (Debian/Ubuntu: apt-get install -y bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap) ' +
+  'and make sure unprivileged user namespaces are enabled (sysctl kernel.unprivileged_userns_clone=1)';
+
+const PROBE_TIMEOUT_MS = 5_000;
+const probes = new Map<string, ConfinementProbe>();
+
+/** The first executable `bwrap` on `pathValue`, or undefined. */
+export function findBwrap(pathValue: string | undefined): string | undefined {
+  for (const dir of (pathValue ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'bwrap');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * @example
+ * const probe = probeConfinement(process.env.PATH);
+ * if (!probe.available) console.warn(probe.reason);
+ */
+export function probeConfinement(pathValue: string | undefined): ConfinementProbe {
+  const key = pathValue ?? '';
+  const cached = probes.get(key);
+  if (cached) return cached;
+  const probe = runProbe(pathValue);
+  probes.set(key, probe);
+  return probe;
+}
+
+function runProbe(pathValue: string | undefined): ConfinementProbe {
+  if (process.platform !== 'linux') {
+    return { available: false, reason: `OS confinement is implemented with bubblewrap on Linux only (this is ${process.platform})`, install: 'run on Linux with bubblewrap installed' };
+  }
+  const bwrap = findBwrap(pathValue);
+  if (bwrap === undefined) {
+    return { available: false, reason: 'bubblewrap (bwrap) is not on the PATH', install: INSTALL_BUBBLEWRAP };
+  }
+  const run = spawnSync(
+    bwrap,
+    ['--die-with-parent', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', tmpdir(), '--', '/bin/sh', '-c', ':'],
+    { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, env: { PATH: pathValue ?? '' } },
+  );
+  if (run.status === 0) return { available: true, bwrap };
+  const stderr = String(run.stderr ?? '').trim().split('\n')[0] ?? '';
+  const why = run.error ? run.error.message : run.signal ? `killed by ${run.signal}` : `exit ${run.status}${stderr ? `: ${stderr}` : ''}`;
+  return { available: false, reason: `a probe run of bubblewrap (${bwrap}) failed (${why})`, install: INSTALL_BUBBLEWRAP };
+}
+
+/** Forgets the probes (tests that change PATH or install bwrap). */
+export function resetConfinementProbes(): void {
+  probes.clear();
+}
