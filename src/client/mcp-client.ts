@@ -15,7 +15,11 @@ import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } fr
 import { stopActor } from '../machines/stop-actor.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
-import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
+import { createConnectServer, defaultServerActors, type ServerActors } from '../actors/server-actors.js';
+import type { ElicitHandler, SampleHandler } from '../actors/server-requests.js';
+import type { OAuthClientProvider } from '../auth/server-auth.js';
+import { currentCallContext, type CallContext } from './call-context.js';
+import { redactedConfig } from './redacted-config.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
 
@@ -29,6 +33,15 @@ export interface McpClientOptions {
   readonly systemId?: string;
   /** An actor to join as a child: the server then lives in its system and shows under it when inspected. */
   readonly parent?: AnyActorRef;
+  /**
+   * sse / streamable-http: the OAuth client provider of this server (the SDK's
+   * `ClientCredentialsProvider`, `PrivateKeyJwtProvider`, our `LoopbackOAuthProvider`, or your own).
+   */
+  readonly auth?: OAuthClientProvider;
+  /** Answers the server's `elicitation/create`; the elicitation capability is declared only when given. */
+  readonly onElicit?: ElicitHandler;
+  /** Answers the server's `sampling/createMessage`; the sampling capability is declared only when given. */
+  readonly onSample?: SampleHandler;
 }
 
 export interface RequestOptions {
@@ -121,13 +134,20 @@ export class McpClient implements AsyncDisposable {
   private readonly activity = new WeakMap<ServerConnection, { id: string; count: number }>();
   private disposed = false;
   private stopsPending = 0;
+  /** The contexts of the calls in flight, with how many calls each. */
+  private readonly callContexts = new Map<CallContext, number>();
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     this.config = validateServerConfig(config);
     this.name = this.config.name;
-    const machine = serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } });
+    const connectServer = createConnectServer({
+      config: this.config,
+      auth: options.auth,
+      handlers: { onElicit: options.onElicit, onSample: options.onSample, related: () => this.relatedContext() },
+    });
+    const machine = serverMachine.provide({ actors: { ...defaultServerActors, connectServer, ...options.actors } });
     this.serverActor = createActor(machine, {
-      input: { config: this.config, ...(options.clock ? { clock: options.clock } : {}) },
+      input: { config: redactedConfig(this.config), ...(options.clock ? { clock: options.clock } : {}) },
       systemId: options.systemId ?? `server:${this.name}`,
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.parent ? { parent: options.parent } : {}),
@@ -333,6 +353,8 @@ export class McpClient implements AsyncDisposable {
   private async track<T>(connection: ServerConnection, work: () => Promise<T>): Promise<T> {
     const activity = this.activityOf(connection);
     const tell = this.config.idleStopMs > 0;
+    const context = currentCallContext();
+    if (context) this.callContexts.set(context, (this.callContexts.get(context) ?? 0) + 1);
     activity.count += 1;
     if (tell && activity.count === 1 && this.serverActor.getSnapshot().context.connection === connection) {
       this.serverActor.send({ type: 'call.started', callId: activity.id });
@@ -340,9 +362,22 @@ export class McpClient implements AsyncDisposable {
     try {
       return await work();
     } finally {
+      if (context) {
+        const left = (this.callContexts.get(context) ?? 1) - 1;
+        if (left > 0) this.callContexts.set(context, left);
+        else this.callContexts.delete(context);
+      }
       activity.count -= 1;
       if (tell && activity.count === 0) this.serverActor.send({ type: 'call.ended', callId: activity.id });
     }
+  }
+
+  /** The context of the calls in flight when they all belong to one actor (see `ServerRequestContext.related`). */
+  private relatedContext(): CallContext | undefined {
+    const contexts = [...this.callContexts.keys()];
+    const first = contexts[0];
+    if (!first) return undefined;
+    return contexts.every((context) => context.actor === first.actor && context.tenant === first.tenant) ? first : undefined;
   }
 
   private activityOf(connection: ServerConnection): { id: string; count: number } {

@@ -20,6 +20,8 @@ import { ActorHandle } from './actor-handle.js';
 import type { ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import { ServerPool, type PoolEntry } from './server-pool.js';
+import type { RuntimeElicitHandler, RuntimeSampleHandler } from '../actors/server-requests.js';
+import type { ServerAuth } from '../auth/server-auth.js';
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
@@ -38,6 +40,15 @@ export interface RuntimeOptions {
   readonly callTimeoutMs?: number;
   /** Where `${VAR}` references are read from (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The OAuth client provider of each remote server (sse / streamable-http), or `undefined` for
+   * none: `auth: (server) => server.name === 'github' ? provider : undefined`.
+   */
+  readonly auth?: ServerAuth;
+  /** Answers servers' `elicitation/create`, told the tenant and the actor it concerns; declared only when given. */
+  readonly onElicit?: RuntimeElicitHandler;
+  /** Answers servers' `sampling/createMessage`, told the tenant and the actor it concerns; declared only when given. */
+  readonly onSample?: RuntimeSampleHandler;
 }
 
 export interface ActivateOptions {
@@ -115,7 +126,7 @@ class RuntimeImpl implements Runtime {
   readonly events$: Observable<RuntimeEvent>;
   readonly actor: Actor<typeof runtimeMachine>;
   private readonly events = new Subject<RuntimeEvent>();
-  private readonly pool = new ServerPool();
+  private readonly pool: ServerPool;
   private readonly handles = new Set<ActorHandle>();
   private readonly sandboxes = new Map<string, SandboxEntry>();
   private readonly ownedSandboxes: Sandbox[] = [];
@@ -129,6 +140,7 @@ class RuntimeImpl implements Runtime {
     private readonly domainServers: ReadonlyMap<string, DomainServer>,
   ) {
     this.events$ = this.events.asObservable();
+    this.pool = new ServerPool({ auth: options.auth, onElicit: options.onElicit, onSample: options.onSample });
     this.actor = createActor(runtimeMachine.provide({ actors: { shutDown: fromPromise(() => this.stopEverything()) } }), {
       systemId: 'runtime',
       ...(options.inspect ? { inspect: options.inspect } : {}),

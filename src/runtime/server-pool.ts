@@ -11,6 +11,15 @@ import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import { bindPlaceholders } from './placeholders.js';
+import { forTenant, type RuntimeElicitHandler, type RuntimeSampleHandler } from '../actors/server-requests.js';
+import type { ServerAuth } from '../auth/server-auth.js';
+
+/** What the host gave for remote servers and for the questions servers ask back. */
+export interface RemoteOptions {
+  readonly auth?: ServerAuth | undefined;
+  readonly onElicit?: RuntimeElicitHandler | undefined;
+  readonly onSample?: RuntimeSampleHandler | undefined;
+}
 
 export interface PoolEntry {
   readonly key: string;
@@ -36,6 +45,8 @@ export class ServerPool {
   private readonly created: ((entry: PoolEntry) => void)[] = [];
   private closed = false;
 
+  constructor(private readonly remote: RemoteOptions = {}) {}
+
   /** Called for every new server actor (the runtime forwards its states as events). */
   onCreated(listener: (entry: PoolEntry) => void): void {
     this.created.push(listener);
@@ -53,8 +64,11 @@ export class ServerPool {
     }
     const bound = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
     const systemId = `server:${config.name}:${options.tenant}${options.sandboxId ? `:${options.sandboxId}` : ''}`;
+    const provider = bound.transport !== 'stdio' && bound.url ? this.remote.auth?.({ name: bound.name, url: bound.url, tenant: options.tenant }) : undefined;
     const client = new McpClient(bound, {
       systemId,
+      ...(provider ? { auth: provider } : {}),
+      ...forTenant(options.tenant, this.remote),
       ...(options.parent ? { parent: options.parent } : {}),
       ...(options.inspect && !options.parent ? { inspect: options.inspect } : {}),
     });
