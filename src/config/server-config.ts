@@ -78,7 +78,8 @@ export interface ResolvedServerConfig {
   readonly cwd: string | undefined;
   readonly url: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
-  readonly sseFallback: boolean;
+  /** Present (true) only when on: streamable-http falls back to sse on a 4xx to the first POST. */
+  readonly sseFallback?: true;
   readonly restart: RestartPolicy;
   readonly maxRestarts: number;
   readonly periodMs: number;
