@@ -20,6 +20,20 @@ export { defaultServerActors, type ServerActors } from './actors/server-actors.j
 export { StdioProcessTransport, describeExit, type ProcessExit, type StdioProcessOptions } from './actors/stdio-process-transport.js';
 export { serverEnvironment } from './actors/server-environment.js';
 
+// Remote servers: OAuth, and the questions servers ask back (elicitation, sampling).
+export * from './auth/index.js';
+export type {
+  ElicitHandler,
+  ElicitParams,
+  RuntimeElicitHandler,
+  RuntimeRequestContext,
+  RuntimeSampleHandler,
+  SampleHandler,
+  SampleParams,
+  ServerRequestContext,
+} from './actors/server-requests.js';
+export { withCallContext, type CallContext } from './client/call-context.js';
+
 // Tools, skills and capabilities.
 export { McpToolAdapter, type McpToolAdapterOptions, type McpToolDescriptor, type McpToolResult, type RegisterOptions } from './adapter/mcp-tool-adapter.js';
 export { ToolRegistry, type ToolRegistryChange } from './registry/tool-registry.js';

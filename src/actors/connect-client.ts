@@ -12,6 +12,7 @@ import type { TransportDiagnostics } from '../machines/server-io.js';
 import { CLIENT_INFO } from '../version.js';
 import { acceptAnyOutput } from './accept-any-output.js';
 import { ClientConnection } from './client-connection.js';
+import { capabilitiesFor, installServerRequestHandlers, type ServerRequestHandlers } from './server-requests.js';
 
 export interface HandshakeParts {
   readonly config: ResolvedServerConfig;
@@ -19,6 +20,8 @@ export interface HandshakeParts {
   readonly pid: number | undefined;
   readonly closeTransport: () => Promise<void>;
   readonly diagnostics?: () => TransportDiagnostics;
+  /** Answers to the server's own requests (elicitation, sampling); their capabilities are declared only when given. */
+  readonly handlers?: ServerRequestHandlers | undefined;
 }
 
 /** Connects a new SDK Client over `transport`; rejects with the SDK's error if the handshake fails. */
@@ -32,9 +35,10 @@ export async function handshake(parts: HandshakeParts): Promise<ClientConnection
   };
   const offersRoots = config.roots.length > 0;
   const client = new Client(CLIENT_INFO, {
-    capabilities: offersRoots ? { roots: { listChanged: true } } : {},
+    capabilities: { ...(offersRoots ? { roots: { listChanged: true } } : {}), ...capabilitiesFor(parts.handlers) },
     jsonSchemaValidator: acceptAnyOutput,
   });
+  installServerRequestHandlers(client, config.name, parts.handlers);
   let rootsAnswered: () => void = () => undefined;
   const rootsListed = new Promise<void>((resolve) => (rootsAnswered = resolve));
   if (offersRoots) {

@@ -18,6 +18,10 @@ export function serverEntry(config: ResolvedServerConfig): Record<string, unknow
     const value: unknown = config[camel];
     if (camel === 'transport') {
       if (value !== (config.command === undefined ? 'streamable-http' : 'stdio')) entry[snake] = value;
+    } else if (camel === 'sseFallback') {
+      // On by default exactly when the transport is implied by a url (not written).
+      const impliedOn = config.transport === 'streamable-http' && entry.transport === undefined;
+      if ((value === true) !== impliedOn && config.transport === 'streamable-http') entry[snake] = value === true;
     } else if (camel === 'backoff') {
       const backoff = Object.fromEntries(
         Object.entries(BACKOFF_KEY_MAP).flatMap(([key, field]) =>

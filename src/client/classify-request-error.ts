@@ -3,6 +3,7 @@
  * rejects a timeout and an abort alike with -32001, so the caller's signal tells them apart.
  */
 import { ErrorCode as McpErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { authErrorOf } from '../auth/auth-error.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { ServerConnection } from '../machines/server-io.js';
@@ -26,7 +27,13 @@ export function classifyRequestError(error: unknown, context: RequestContext): M
       { cause: signal.reason ?? error, details },
     );
   }
+  // Before the lost-connection check: a refused credential ends the session too, and says why.
+  const authError = authErrorOf(error, { server, what });
+  if (authError) return authError;
   const ended = connection.endedWith();
+  if (ended && (ended.error.code === ErrorCode.AUTH_REQUIRED || ended.error.code === ErrorCode.AUTH_FAILED)) {
+    return new McpActorsError(ended.error.code, `${what} on server "${server}" failed: ${ended.error.message}`, { cause: ended.error, details: { ...details, ...ended.error.details } });
+  }
   if (ended || isConnectionClosed(error)) {
     const reason = ended ? `: ${ended.error.message}` : '';
     return new McpActorsError(

@@ -15,8 +15,12 @@ import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } fr
 import { stopActor } from '../machines/stop-actor.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
-import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
+import { createConnectServer, defaultServerActors, type ServerActors } from '../actors/server-actors.js';
 import { Redactor } from '../redaction/redactor.js';
+import type { ElicitHandler, SampleHandler } from '../actors/server-requests.js';
+import type { OAuthClientProvider } from '../auth/server-auth.js';
+import { currentCallContext, type CallContext } from './call-context.js';
+import { redactedConfig } from './redacted-config.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
 import { linkCallSignal } from '../tool-call/call-signal.js';
@@ -36,6 +40,15 @@ export interface McpClientOptions {
    * and `headers` values). The runtime passes its own, which already knows every server's.
    */
   readonly redactor?: Redactor;
+  /**
+   * sse / streamable-http: the OAuth client provider of this server (the SDK's
+   * `ClientCredentialsProvider`, `PrivateKeyJwtProvider`, our `LoopbackOAuthProvider`, or your own).
+   */
+  readonly auth?: OAuthClientProvider;
+  /** Answers the server's `elicitation/create`; the elicitation capability is declared only when given. */
+  readonly onElicit?: ElicitHandler;
+  /** Answers the server's `sampling/createMessage`; the sampling capability is declared only when given. */
+  readonly onSample?: SampleHandler;
 }
 
 export interface RequestOptions {
@@ -137,6 +150,8 @@ export class McpClient implements AsyncDisposable {
   private disposed = false;
   private stopsPending = 0;
   private readonly redactor: Redactor;
+  /** The contexts of the calls in flight, with how many calls each. */
+  private readonly callContexts = new Map<CallContext, number>();
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     this.config = validateServerConfig(config);
@@ -145,9 +160,24 @@ export class McpClient implements AsyncDisposable {
     // tenant was filled in: the tenant is a name, not a secret).
     this.redactor = options.redactor ?? new Redactor();
     if (!options.redactor) this.redactor.addServerConfig(this.config);
-    const machine = options.actors ? serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } }) : defaultServerMachine();
+    // The machine's context holds a redacted copy of the configuration; only the connect actor
+    // holds the real one. When there is nothing secret, no auth and no handler, the shared machine
+    // (provided once) does: providing a machine per client costs ~29 KiB of heap.
+    const shown = redactedConfig(this.config);
+    const bespoke = shown !== this.config || options.auth !== undefined || options.onElicit !== undefined || options.onSample !== undefined;
+    const connectServer = bespoke
+      ? createConnectServer({
+          config: this.config,
+          auth: options.auth,
+          handlers: { onElicit: options.onElicit, onSample: options.onSample, related: () => this.relatedContext() },
+        })
+      : undefined;
+    const machine =
+      options.actors || connectServer
+        ? serverMachine.provide({ actors: { ...defaultServerActors, ...(connectServer ? { connectServer } : {}), ...options.actors } })
+        : defaultServerMachine();
     this.serverActor = createActor(machine, {
-      input: { config: this.config, ...(options.clock ? { clock: options.clock } : {}) },
+      input: { config: shown, ...(options.clock ? { clock: options.clock } : {}) },
       systemId: options.systemId ?? `server:${this.name}`,
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.parent ? { parent: options.parent } : {}),
@@ -363,6 +393,8 @@ export class McpClient implements AsyncDisposable {
   private async track<T>(connection: ServerConnection, work: () => Promise<T>): Promise<T> {
     const activity = this.activityOf(connection);
     const tell = this.config.idleStopMs > 0;
+    const context = currentCallContext();
+    if (context) this.callContexts.set(context, (this.callContexts.get(context) ?? 0) + 1);
     activity.count += 1;
     if (tell && activity.count === 1 && this.serverActor.getSnapshot().context.connection === connection) {
       this.serverActor.send({ type: 'call.started', callId: activity.id });
@@ -370,9 +402,22 @@ export class McpClient implements AsyncDisposable {
     try {
       return await work();
     } finally {
+      if (context) {
+        const left = (this.callContexts.get(context) ?? 1) - 1;
+        if (left > 0) this.callContexts.set(context, left);
+        else this.callContexts.delete(context);
+      }
       activity.count -= 1;
       if (tell && activity.count === 0) this.serverActor.send({ type: 'call.ended', callId: activity.id });
     }
+  }
+
+  /** The context of the calls in flight when they all belong to one actor (see `ServerRequestContext.related`). */
+  private relatedContext(): CallContext | undefined {
+    const contexts = [...this.callContexts.keys()];
+    const first = contexts[0];
+    if (!first) return undefined;
+    return contexts.every((context) => context.actor === first.actor && context.tenant === first.tenant) ? first : undefined;
   }
 
   private activityOf(connection: ServerConnection): { id: string; count: number } {

@@ -15,6 +15,7 @@ export const SERVER_TOP_LEVEL_KEY_MAP = {
   cwd: 'cwd',
   url: 'url',
   headers: 'headers',
+  sse_fallback: 'sseFallback',
   restart: 'restart',
   max_restarts: 'maxRestarts',
   period_ms: 'periodMs',

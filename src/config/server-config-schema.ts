@@ -87,6 +87,10 @@ export const serverConfigSchema = {
       default: {},
       description: 'sse / streamable-http: headers sent with every request.',
     },
+    sseFallback: {
+      type: 'boolean',
+      description: 'streamable-http: try the older sse transport when the server answers 4xx to the first POST (default on when transport is left out).',
+    },
     restart: {
       type: 'string',
       enum: RESTART_POLICIES,

@@ -39,6 +39,11 @@ export interface McpServerConfig {
   /** sse / streamable-http: the server's endpoint. */
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * streamable-http: when the server answers the first POST with a 4xx, connect again with the
+   * older `sse` transport. Default: on when `transport` is left out, off when it is written.
+   */
+  readonly sseFallback?: boolean;
 
   readonly restart?: RestartPolicy;
   /** Restart intensity: at most this many automatic restarts within `periodMs`, then ERROR. */
@@ -77,6 +82,8 @@ export interface ResolvedServerConfig {
   readonly cwd: string | undefined;
   readonly url: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  /** Present (true) only when on: streamable-http falls back to sse on a 4xx to the first POST. */
+  readonly sseFallback?: true;
   readonly restart: RestartPolicy;
   readonly maxRestarts: number;
   readonly periodMs: number;
@@ -107,4 +114,4 @@ export const SERVER_CONFIG_DEFAULTS = {
   maxMessageBytes: 16 * 1024 * 1024,
   stderrLines: 40,
   trusted: false,
-} as const satisfies Omit<ResolvedServerConfig, 'name' | 'transport' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'roots'>;
+} as const satisfies Omit<ResolvedServerConfig, 'name' | 'transport' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'sseFallback' | 'roots'>;

@@ -233,6 +233,7 @@ function resolve(data: Record<string, unknown>): ResolvedServerConfig {
     cwd: pick<string | undefined>(data.cwd, undefined),
     url: pick<string | undefined>(data.url, undefined),
     headers: frozenRecord(data.headers),
+    ...(transport === 'streamable-http' && pick(data.sseFallback, data.transport === undefined) ? { sseFallback: true as const } : {}),
     restart: pick<RestartPolicy>(data.restart, defaults.restart),
     maxRestarts: pick(data.maxRestarts, defaults.maxRestarts),
     periodMs: pick(data.periodMs, defaults.periodMs),

@@ -45,6 +45,10 @@ export const ErrorCode = {
   SERVER_STOPPED: 'SERVER_STOPPED',
   /** The server answered the request with a JSON-RPC error. */
   PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+  /** A remote server answered 401: it needs credentials (an `auth` provider, a login, or a header). Not retried blindly. */
+  AUTH_REQUIRED: 'AUTH_REQUIRED',
+  /** A remote server refused the credentials given (403, a failed token exchange, or a scope step-up that did not help). */
+  AUTH_FAILED: 'AUTH_FAILED',
 
   /** A path in a tool call would leave the sandbox (`..`, outside both roots, symlink out, NUL, encoded dots). */
   SANDBOX_PATH: 'SANDBOX_PATH',

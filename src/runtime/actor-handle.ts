@@ -3,6 +3,7 @@
  * (through the tool-call machine, with its tenant and permissions), its sandbox's changes and
  * rollback, and its deactivation.
  */
+import { withCallContext, type CallContext } from '../client/call-context.js';
 import { createActor, type Actor, type AnyActorRef } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -79,6 +80,7 @@ export class ActorHandle implements AsyncDisposable {
   private readonly authorize: ReturnType<typeof authorizeWith>;
   private readonly steps: ReturnType<typeof toolCallSteps>;
   private readonly meta: Readonly<Record<string, unknown>>;
+  private readonly callContext: CallContext;
 
   constructor(private readonly wiring: ActorWiring) {
     this.name = wiring.spec.name;
@@ -87,6 +89,7 @@ export class ActorHandle implements AsyncDisposable {
     this.skills = new SkillRegistry(this.registry);
     this.registry.changes$.subscribe(() => (this.toolsetStale = true));
     const tenantKey = wiring.spec.tenantKey;
+    this.callContext = Object.freeze({ actor: this.name, tenant: this.tenant });
     this.meta = Object.freeze({ tenant: wiring.tenant, [tenantKey]: wiring.tenant });
     this.authorize = authorizeWith({
       actor: this.name,
@@ -143,7 +146,8 @@ export class ActorHandle implements AsyncDisposable {
    */
   call(toolName: string, args: Readonly<Record<string, unknown>> = {}, options: ActorCallOptions = {}): Promise<CallOutcome> {
     const callId = `${this.id}#${++this.calls}`;
-    const running = this.runCall(callId, toolName, args, options);
+    // The call's context: a question the server asks back while it runs is told whose call it is.
+    const running = withCallContext(this.callContext, () => this.runCall(callId, toolName, args, options));
     this.inFlight.add(running);
     void running.finally(() => this.inFlight.delete(running));
     return running;

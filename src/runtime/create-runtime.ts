@@ -23,6 +23,8 @@ import type { ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import { ServerPool, type PoolEntry } from './server-pool.js';
 import { confinementStatus, type ConfinementStatus } from '../actors/confinement/confinement-status.js';
+import type { RuntimeElicitHandler, RuntimeSampleHandler } from '../actors/server-requests.js';
+import type { ServerAuth } from '../auth/server-auth.js';
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
@@ -46,6 +48,15 @@ export interface RuntimeOptions {
    * values, from inspection, events, status and errors.
    */
   readonly redactArgument?: ArgumentRedaction;
+  /**
+   * The OAuth client provider of each remote server (sse / streamable-http), or `undefined` for
+   * none: `auth: (server) => server.name === 'github' ? provider : undefined`.
+   */
+  readonly auth?: ServerAuth;
+  /** Answers servers' `elicitation/create`, told the tenant and the actor it concerns; declared only when given. */
+  readonly onElicit?: RuntimeElicitHandler;
+  /** Answers servers' `sampling/createMessage`, told the tenant and the actor it concerns; declared only when given. */
+  readonly onSample?: RuntimeSampleHandler;
 }
 
 export interface ActivateOptions {
@@ -154,7 +165,7 @@ class RuntimeImpl implements Runtime {
     readonly redactor: Redactor,
   ) {
     this.events$ = this.events.asObservable();
-    this.pool = new ServerPool(redactor);
+    this.pool = new ServerPool(redactor, { auth: options.auth, onElicit: options.onElicit, onSample: options.onSample });
     this.actor = createActor(runtimeMachine.provide({ actors: { shutDown: fromPromise(() => this.stopEverything()) } }), {
       systemId: 'runtime',
       ...(options.inspect ? { inspect: options.inspect } : {}),

@@ -13,6 +13,15 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { Redactor } from '../redaction/redactor.js';
 import { bindPlaceholders } from './placeholders.js';
 import { withSandbox } from '../actors/confinement/confinement-plan.js';
+import { forTenant, type RuntimeElicitHandler, type RuntimeSampleHandler } from '../actors/server-requests.js';
+import type { ServerAuth } from '../auth/server-auth.js';
+
+/** What the host gave for remote servers and for the questions servers ask back. */
+export interface RemoteOptions {
+  readonly auth?: ServerAuth | undefined;
+  readonly onElicit?: RuntimeElicitHandler | undefined;
+  readonly onSample?: RuntimeSampleHandler | undefined;
+}
 
 export interface PoolEntry {
   readonly key: string;
@@ -40,7 +49,10 @@ export class ServerPool {
   private readonly created: ((entry: PoolEntry) => void)[] = [];
   private closed = false;
 
-  constructor(private readonly redactor: Redactor) {}
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly remote: RemoteOptions = {},
+  ) {}
 
   /** Called for every new server actor (the runtime forwards its states as events). */
   onCreated(listener: (entry: PoolEntry) => void): void {
@@ -61,9 +73,12 @@ export class ServerPool {
     const confine = placed.transport === 'stdio' ? withSandbox(placed.confine, options.sandboxRoot, options.projectRoot) : placed.confine;
     const bound = confine === undefined ? placed : { ...placed, confine };
     const systemId = `server:${config.name}:${options.tenant}${options.sandboxId ? `:${options.sandboxId}` : ''}`;
+    const provider = bound.transport !== 'stdio' && bound.url ? this.remote.auth?.({ name: bound.name, url: bound.url, tenant: options.tenant }) : undefined;
     const client = new McpClient(bound, {
       systemId,
       redactor: this.redactor,
+      ...(provider ? { auth: provider } : {}),
+      ...forTenant(options.tenant, this.remote),
       ...(options.parent ? { parent: options.parent } : {}),
       ...(options.inspect && !options.parent ? { inspect: options.inspect } : {}),
     });

@@ -67,6 +67,7 @@ describe('parseMcpServersJson imports Claude Desktop mcpServers', () => {
         transport: 'streamable-http',
         url: 'https://mcp.linear.app/mcp',
         headers: { Authorization: 'Bearer none' },
+        sseFallback: true,
       },
     });
   });
