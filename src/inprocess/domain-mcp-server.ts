@@ -21,7 +21,7 @@ import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { DomainServer } from './define-server.js';
 import { LOG_LEVELS, isPlainObject, type LogLevel } from './define-tool.js';
 import { callDomainTool, failure, prepareDomainTools, tenantSettings, type CallHooks, type PreparedDomainTool } from './in-process-server.js';
-import { claimedTenant, decideAccess, type AuditOutcome, type AuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
+import { claimedTenant, decideAccess, type AuditOutcome, type ServedAuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
 import { categoryAnnotations } from './tool-category.js';
 
 /** The options both serve functions share. */
@@ -59,7 +59,7 @@ export interface SessionServerOptions {
   readonly session: ServedSession;
   readonly policy: ServePolicy;
   readonly audit: AuditSink;
-  readonly transport: AuditRecord['transport'];
+  readonly transport: ServedAuditRecord['transport'];
   /** The HTTP session id, once there is one. */
   readonly sessionId?: () => string | undefined;
 }
@@ -87,8 +87,8 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
     const meta: Readonly<Record<string, unknown>> | undefined = _meta;
     const callId = typeof meta?.callId === 'string' ? meta.callId : undefined;
     const sessionId = options.sessionId?.();
-    const record = (outcome: AuditOutcome, category: AuditRecord['category'], extraFields: Partial<AuditRecord> = {}): void => {
-      const entry: AuditRecord = {
+    const record = (outcome: AuditOutcome, category: ServedAuditRecord['category'], extraFields: Partial<ServedAuditRecord> = {}): void => {
+      const entry: ServedAuditRecord = {
         at,
         transport: options.transport,
         tenant: session.tenant,

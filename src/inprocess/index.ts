@@ -19,7 +19,7 @@ export {
   type AccessDecision,
   type AccessRequest,
   type AuditOutcome,
-  type AuditRecord,
+  type ServedAuditRecord,
   type AuditSink,
   type ExecutePolicy,
   type ServePolicy,

@@ -17,7 +17,7 @@ import type { DomainServer } from './define-server.js';
 import { createSessionServer, servableDomain, type ServeCommonOptions } from './domain-mcp-server.js';
 import { BodyTooLarge, LOOPBACK_HOSTNAMES, answerError, checkHostAndOrigin, isLoopbackHost, readBody } from './http-guards.js';
 import { MemoryEventStore } from './memory-event-store.js';
-import type { AuditRecord, ServedSession } from './served-access.js';
+import type { ServedAuditRecord, ServedSession } from './served-access.js';
 
 /** Who a request is, as the host's `authenticate` says: the tenant and what the credential allows. */
 export interface Authenticated {
@@ -72,7 +72,7 @@ export interface HttpServedDomainServer {
   /** The MCP endpoint, e.g. `http://127.0.0.1:40123/mcp`. */
   readonly url: string;
   /** Every call's audit record, as it happens; completes on close. */
-  readonly audit$: Observable<AuditRecord>;
+  readonly audit$: Observable<ServedAuditRecord>;
   /** The sessions open now. */
   sessionCount(): number;
   /** Stops accepting, closes every session, waits for open requests (up to `closeTimeoutMs`). Idempotent. */
@@ -124,9 +124,9 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1_000;
   const policy = options.policy ?? {};
-  const audit = new Subject<AuditRecord>();
+  const audit = new Subject<ServedAuditRecord>();
   const onAudit = options.onAudit;
-  const sink = (record: AuditRecord): void => {
+  const sink = (record: ServedAuditRecord): void => {
     try {
       onAudit?.(record);
     } finally {

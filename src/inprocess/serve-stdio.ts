@@ -10,7 +10,7 @@ import { Subject, type Observable } from 'rxjs';
 import { ErrorCode, McpActorsError } from '../errors/index.js';
 import type { DomainServer } from './define-server.js';
 import { createSessionServer, servableDomain, type ServeCommonOptions } from './domain-mcp-server.js';
-import type { AuditRecord } from './served-access.js';
+import type { ServedAuditRecord } from './served-access.js';
 
 export { toCallToolResult } from './domain-mcp-server.js';
 
@@ -36,7 +36,7 @@ export interface ServedDomainServer {
   /** The tenant every call of this server runs for. */
   readonly tenant: string;
   /** Every call's audit record, as it happens. */
-  readonly audit$: Observable<AuditRecord>;
+  readonly audit$: Observable<ServedAuditRecord>;
   /** Closes the connection; calling it again does nothing more. */
   close(): Promise<void>;
 }
@@ -66,7 +66,7 @@ export async function serveOverStdio(server: DomainServer, options: ServeOptions
   }
   const scopes = options.scopes ?? (process.env[SCOPES_ENV] ?? '').split(/[\s,]+/).filter((scope) => scope !== '');
   const domain = servableDomain(server, options);
-  const audit = new Subject<AuditRecord>();
+  const audit = new Subject<ServedAuditRecord>();
   const onAudit = options.onAudit;
   const mcp = createSessionServer(domain, {
     session: { tenant, scopes: Object.freeze([...scopes]), ...(options.actor === undefined ? {} : { actor: options.actor }) },

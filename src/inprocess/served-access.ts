@@ -113,7 +113,7 @@ export const AUDIT_OUTCOMES = ['succeeded', 'failed', 'refused', 'cancelled'] as
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** One call at the served boundary. Never holds a credential, an argument or a result. */
-export interface AuditRecord {
+export interface ServedAuditRecord {
   /** ISO time the call arrived. */
   readonly at: string;
   readonly transport: 'http' | 'stdio';
@@ -134,4 +134,4 @@ export interface AuditRecord {
 }
 
 /** Where audit records go; a throwing sink never affects the call. */
-export type AuditSink = (record: AuditRecord) => void;
+export type AuditSink = (record: ServedAuditRecord) => void;

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
-import type { AuditRecord } from '../../src/inprocess/served-access.js';
+import type { ServedAuditRecord } from '../../src/inprocess/served-access.js';
 import { waitUntil } from '../support/wait.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,7 +26,7 @@ const week = { date_from: '2026-05-01', date_to: '2026-05-07' };
 
 let server: ChildProcess;
 let url: string;
-const audit: AuditRecord[] = [];
+const audit: ServedAuditRecord[] = [];
 
 beforeAll(async () => {
   if (!existsSync(fixture)) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
@@ -38,7 +38,7 @@ beforeAll(async () => {
     stdout += chunk.toString();
     const lines = stdout.split('\n');
     stdout = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') audit.push(JSON.parse(line) as AuditRecord);
+    for (const line of lines) if (line.trim() !== '') audit.push(JSON.parse(line) as ServedAuditRecord);
   });
   await waitUntil(() => /at (http:\/\/\S+)/.test(stderr), 'the roster to print its URL', 30_000);
   url = /at (http:\/\/\S+)/.exec(stderr)![1]!;
