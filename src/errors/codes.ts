@@ -76,6 +76,8 @@ export const ErrorCode = {
   CAPABILITY_VIOLATION: 'CAPABILITY_VIOLATION',
   /** An argument named like the tenant key; the tenant comes from the session, never from arguments. */
   TENANT_ARGUMENT: 'TENANT_ARGUMENT',
+  /** A call named a tenant (in `_meta`) other than the one its session or process is bound to. */
+  TENANT_MISMATCH: 'TENANT_MISMATCH',
   /** An actor could not be activated (a required server did not start, or an unknown skill or actor). */
   ACTIVATION_FAILED: 'ACTIVATION_FAILED',
   /** The runtime was shut down; create a new one. */

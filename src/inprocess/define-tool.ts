@@ -4,6 +4,7 @@
  * `call(params, ctx)`. The definition is checked when it is made, so a bad tool fails at start-up
  * with the field that is wrong, not at its first call.
  */
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, type ConfigProblem } from '../errors/index.js';
 import { compileSchema, type JsonSchema } from '../registry/json-schema-validators.js';
 import { TOOL_CATEGORIES, isToolCategory, type ToolCategory } from './tool-category.js';
@@ -31,11 +32,39 @@ export interface ToolContext {
   readonly callId: string;
   /** Who the call is made for (the agent or user), when the session says. */
   readonly actor?: string;
+  /**
+   * Reports progress. Over MCP it becomes `notifications/progress` when the caller sent a
+   * progress token (nothing otherwise); in-process, a runtime event.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Logs a message. Over MCP it becomes `notifications/message`, dropped below the level the
+   * client set with `logging/setLevel`; in-process, a runtime event.
+   */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Asks the user through the client (`elicitation/create`); present only when the client declared elicitation. */
+  readonly elicit?: (params: ElicitRequestFormParams) => Promise<ElicitResult>;
+  /** Asks the client's model (`sampling/createMessage`); present only when the client declared sampling. */
+  readonly sample?: (params: CreateMessageRequestParams) => Promise<CreateMessageResult>;
+  /**
+   * Present over streamable HTTP when the client can resume (SEP-1699): closes this call's SSE
+   * stream now, so the client reconnects with `Last-Event-ID` and polls while the tool keeps
+   * running; the answer comes on the resumed stream. For long calls behind proxies that cut idle
+   * connections.
+   */
+  readonly releaseStream?: () => void;
 }
+
+/** MCP's log levels (RFC 5424), least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * One tool of a domain. `call` returns the structured output — a JSON object, checked against
- * `output` when there is one — or nothing; it throws to fail (the message becomes the error).
+ * `output` when there is one, served as JSON text plus `structuredContent` — or MCP content made
+ * with `toolContent(...)` (text, image, audio, embedded resources, resource links, several
+ * blocks), or a string (one text block), or nothing; it throws to fail (the message becomes the
+ * error).
  */
 export interface DomainTool<I = Record<string, unknown>, O = unknown> {
   /** The MCP tool name, `^[A-Za-z0-9_.-]{1,128}$`, e.g. `roster_list_shifts`. */

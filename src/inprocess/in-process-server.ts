@@ -17,8 +17,9 @@ import { compileSchema, describeViolations, violationsOf, type JsonSchema, type 
 import type { InvokeOptions, ToolDescriptor, ToolErrorCode, ToolHandler, ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { DomainServer } from './define-server.js';
-import { DEFAULT_TENANT_ARGUMENT_NAMES, domainToolProblems, type DomainTool, type ToolContext } from './define-tool.js';
+import { DEFAULT_TENANT_ARGUMENT_NAMES, domainToolProblems, type DomainTool, type LogLevel, type ToolContext } from './define-tool.js';
 import { categoryAnnotations, categoryCapabilities } from './tool-category.js';
+import { contentProblem, isToolContent } from './tool-content.js';
 
 export interface RegisterInProcessOptions {
   /** Registry namespace; default the server's name. */
@@ -31,11 +32,46 @@ export interface RegisterInProcessOptions {
   readonly actor?: string;
   /** Argument names refused in any case; default `org_id`, `tenant`, `tenant_id`, plus `tenantKey`. */
   readonly tenantArgumentNames?: readonly string[];
+  /** Receives each `ctx.progress(...)` of a call (the runtime turns them into events). */
+  readonly onProgress?: (update: ProgressUpdate, call: CallIdentity) => void;
+  /** Receives each `ctx.log(...)` of a call (the runtime turns them into events). */
+  readonly onLog?: (entry: LogEntry, call: CallIdentity) => void;
+}
+
+/** One `ctx.progress(...)`. */
+export interface ProgressUpdate {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** One `ctx.log(...)`. */
+export interface LogEntry {
+  readonly level: LogLevel;
+  readonly data: unknown;
+  readonly logger?: string;
+}
+
+/** Which call a progress update or a log entry belongs to. */
+export interface CallIdentity {
+  /** `<server>/<tool>`. */
+  readonly tool: string;
+  readonly callId: string;
+  readonly tenant: string;
+}
+
+/** Where a call's context sends what the tool reports or asks; every member optional. */
+export interface CallHooks {
+  progress?(update: ProgressUpdate, call: CallIdentity): void;
+  log?(entry: LogEntry, call: CallIdentity): void;
+  readonly elicit?: ToolContext['elicit'];
+  readonly sample?: ToolContext['sample'];
+  readonly releaseStream?: ToolContext['releaseStream'];
 }
 
 
 // Context members a tenant key would shadow (and the one key an assignment cannot create).
-const RESERVED_CONTEXT_KEYS: ReadonlySet<string> = new Set(['signal', 'callId', 'actor', '__proto__']);
+const RESERVED_CONTEXT_KEYS: ReadonlySet<string> = new Set(['signal', 'callId', 'actor', 'progress', 'log', 'elicit', 'sample', 'releaseStream', '__proto__']);
 const NO_OPTIONS: InvokeOptions = Object.freeze({});
 // setTimeout fires at once for anything longer (a 32-bit overflow), so such a deadline is no deadline.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -141,6 +177,13 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
     }
   }
 
+  const hooks: CallHooks | undefined =
+    options.onProgress === undefined && options.onLog === undefined
+      ? undefined
+      : {
+          ...(options.onProgress === undefined ? {} : { progress: options.onProgress }),
+          ...(options.onLog === undefined ? {} : { log: options.onLog }),
+        };
   const records = prepareDomainTools(server, tenantKey, tenantNames).map((prepared) => {
     const { tool } = prepared;
     const inference = {
@@ -163,31 +206,31 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
       checkpointable: false,
       inference,
     };
-    return { descriptor, handler: inProcessHandler(prepared, tenant, actor) };
+    return { descriptor, handler: inProcessHandler(prepared, tenant, actor, hooks) };
   });
   registry.replaceNamespace(namespace, records);
   return records.map((record) => record.descriptor);
 }
 
-function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: string | undefined): ToolHandler {
+function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: string | undefined, hooks: CallHooks | undefined): ToolHandler {
   const { tenantKey } = prepared;
   return (args, options = NO_OPTIONS) => {
     const meta = options.meta;
-    if (meta === undefined) return callDomainTool(prepared, args, tenant, actor, undefined, options);
+    if (meta === undefined) return callDomainTool(prepared, args, tenant, actor, undefined, options, hooks);
     // The tenant is the registration's; a call whose _meta names another one is a cross-tenant bug upstream.
     const claimed = meta.tenant !== undefined && meta.tenant !== tenant ? meta.tenant : meta[tenantKey];
     if (claimed !== undefined && claimed !== tenant) {
       return Promise.resolve(
         failure(
           performance.now(),
-          'VALIDATION',
+          'TENANT_MISMATCH',
           `tenant mismatch: the call's _meta names tenant ${JSON.stringify(claimed)} but "${prepared.label}" was registered for tenant "${tenant}"; register the server per session`,
         ),
       );
     }
     const callId = typeof meta.callId === 'string' ? meta.callId : undefined;
     const caller = actor ?? (typeof meta.actor === 'string' ? meta.actor : undefined);
-    return callDomainTool(prepared, args, tenant, caller, callId, options);
+    return callDomainTool(prepared, args, tenant, caller, callId, options, hooks);
   };
 }
 
@@ -202,6 +245,7 @@ export async function callDomainTool(
   actor: string | undefined,
   callId: string | undefined,
   options: InvokeOptions,
+  hooks?: CallHooks,
 ): Promise<ToolResult> {
   const started = performance.now();
   const external = options.signal;
@@ -221,7 +265,7 @@ export async function callDomainTool(
 
   const timeoutMs = options.timeoutMs;
   const timed = typeof timeoutMs === 'number' && timeoutMs <= MAX_TIMER_MS;
-  const ctx = new CallContext(tenant, prepared.tenantKey, callId ?? nextCallId(), actor, external, timed);
+  const ctx = new CallContext(tenant, prepared.tenantKey, callId ?? nextCallId(), actor, external, timed, prepared.label, hooks);
   let value: unknown;
   try {
     value = prepared.tool.call(args, ctx);
@@ -244,9 +288,14 @@ export async function callDomainTool(
   return completed(prepared, value, started);
 }
 
-/** The MCP result of a returned value: the structured output, and its JSON text as content. */
+/**
+ * The MCP result of a returned value: MCP content as it is (with its structured content), a string
+ * as one text block, an object as the structured output with its JSON text as content.
+ */
 function completed(prepared: PreparedDomainTool, value: unknown, started: number): ToolResult {
   const validateOutput = prepared.validateOutput;
+  if (isToolContent(value)) return contentCompleted(prepared, value.content, value.structuredContent, started);
+  if (typeof value === 'string') return contentCompleted(prepared, [{ type: 'text', text: value }], undefined, started);
   if (value === undefined) {
     if (validateOutput !== undefined) {
       return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the tool declares an output schema but returned nothing`);
@@ -259,7 +308,7 @@ function completed(prepared: PreparedDomainTool, value: unknown, started: number
     return failure(
       started,
       'OUTPUT_VALIDATION',
-      `output validation failed for "${prepared.label}": a domain tool returns a JSON object or nothing, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`,
+      `output validation failed for "${prepared.label}": a domain tool returns a JSON object, a string, toolContent(...) or nothing, not ${Array.isArray(value) ? 'an array (wrap content blocks in toolContent([...]))' : value === null ? 'null' : `a ${typeof value}`}`,
     );
   }
   if (validateOutput !== undefined && !validateOutput(value)) {
@@ -273,6 +322,38 @@ function completed(prepared: PreparedDomainTool, value: unknown, started: number
     return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the output is not JSON (${messageOf(error)})`);
   }
   return { success: true, content: [{ type: 'text', text }], data: value, error: undefined, errorCode: undefined, durationMs: performance.now() - started };
+}
+
+function contentCompleted(
+  prepared: PreparedDomainTool,
+  content: readonly unknown[],
+  structured: Readonly<Record<string, unknown>> | undefined,
+  started: number,
+): ToolResult {
+  const problem = contentProblem(content);
+  if (problem !== undefined) return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${problem}`);
+  const validateOutput = prepared.validateOutput;
+  if (validateOutput !== undefined) {
+    if (structured === undefined) {
+      return failure(
+        started,
+        'OUTPUT_VALIDATION',
+        `output validation failed for "${prepared.label}": the tool declares an output schema but its content has no structuredContent; pass it to toolContent(blocks, { structuredContent })`,
+      );
+    }
+    if (!validateOutput(structured)) {
+      const violations = violationsOf(validateOutput.errors);
+      return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, violations);
+    }
+  }
+  return {
+    success: true,
+    content: content as readonly Record<string, unknown>[],
+    data: structured,
+    error: undefined,
+    errorCode: undefined,
+    durationMs: performance.now() - started,
+  };
 }
 
 function tenantArgumentRefused(prepared: PreparedDomainTool, key: string, started: number): ToolResult {
@@ -315,19 +396,65 @@ class CallContext implements ToolContext {
   readonly tenant: string;
   readonly callId: string;
   readonly actor: string | undefined;
+  declare readonly elicit?: ToolContext['elicit'];
+  declare readonly sample?: ToolContext['sample'];
+  declare readonly releaseStream?: ToolContext['releaseStream'];
   #external: AbortSignal | undefined;
   #timed: boolean;
   #controller: AbortController | undefined;
   #abortReason: unknown;
   #aborted = false;
+  #label: string;
+  #hooks: CallHooks | undefined;
 
-  constructor(tenant: string, tenantKey: string, callId: string, actor: string | undefined, external: AbortSignal | undefined, timed: boolean) {
+  constructor(
+    tenant: string,
+    tenantKey: string,
+    callId: string,
+    actor: string | undefined,
+    external: AbortSignal | undefined,
+    timed: boolean,
+    label: string,
+    hooks: CallHooks | undefined,
+  ) {
     this.tenant = tenant;
     this.callId = callId;
     this.actor = actor;
     if (tenantKey !== 'tenant') (this as Record<string, unknown>)[tenantKey] = tenant;
     this.#external = external;
     this.#timed = timed;
+    this.#label = label;
+    this.#hooks = hooks;
+    // Own properties only when the client can answer, so `if (ctx.elicit)` tells the tool.
+    if (hooks?.elicit !== undefined) (this as { elicit?: ToolContext['elicit'] }).elicit = hooks.elicit;
+    if (hooks?.sample !== undefined) (this as { sample?: ToolContext['sample'] }).sample = hooks.sample;
+    if (hooks?.releaseStream !== undefined) (this as { releaseStream?: ToolContext['releaseStream'] }).releaseStream = hooks.releaseStream;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const sink = this.#hooks?.progress;
+    if (sink === undefined || typeof progress !== 'number') return;
+    const update: ProgressUpdate = { progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) };
+    // What a tool reports never fails the tool.
+    try {
+      sink(update, this.#identity());
+    } catch {
+      /* a failing observer is its own problem */
+    }
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    const sink = this.#hooks?.log;
+    if (sink === undefined) return;
+    try {
+      sink({ level, data, ...(logger === undefined ? {} : { logger }) }, this.#identity());
+    } catch {
+      /* a failing observer is its own problem */
+    }
+  }
+
+  #identity(): CallIdentity {
+    return { tool: this.#label, callId: this.callId, tenant: this.tenant };
   }
 
   get signal(): AbortSignal {

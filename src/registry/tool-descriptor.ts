@@ -54,6 +54,10 @@ export const ToolErrorCode = {
   SERVER_ERROR: 'SERVER_ERROR',
   CONNECTION_LOST: 'CONNECTION_LOST',
   OUTPUT_VALIDATION: 'OUTPUT_VALIDATION',
+  /** A served domain server refused the call by its category rules (restricted without scope, execute policy). */
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
+  /** The call named a tenant other than the one its session or process serves. */
+  TENANT_MISMATCH: 'TENANT_MISMATCH',
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
 

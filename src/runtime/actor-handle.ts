@@ -303,7 +303,14 @@ export class ActorHandle implements AsyncDisposable {
     const attempts = wanted.map(async ({ server, required }) => {
       const domain = this.wiring.domainServers.get(server);
       if (domain) {
-        registerInProcessServer(this.registry, domain, { tenant: this.tenant, tenantKey: spec.tenantKey, actor: this.name });
+        registerInProcessServer(this.registry, domain, {
+          tenant: this.tenant,
+          tenantKey: spec.tenantKey,
+          actor: this.name,
+          // A tool's ctx.progress / ctx.log become runtime events, as they become notifications when served.
+          onProgress: (update, call) => this.wiring.emit({ type: 'call.progress', actor: this.name, tenant: call.tenant, tool: call.tool, callId: call.callId, ...update }),
+          onLog: (entry, call) => this.wiring.emit({ type: 'call.log', actor: this.name, tenant: call.tenant, tool: call.tool, callId: call.callId, ...entry }),
+        });
         started.push(server);
         return;
       }

@@ -2,6 +2,7 @@
 import type { FileChange } from '../machines/tool-call-io.js';
 import type { ServerState } from '../machines/server-states.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
+import type { LogLevel } from '../inprocess/define-tool.js';
 import type { CallStatus } from '../machines/tool-call-io.js';
 
 export type RuntimeEvent =
@@ -49,6 +50,28 @@ export type RuntimeEvent =
       readonly tool: string;
       readonly links: readonly { readonly path: string; readonly target: string; readonly resolved: string }[];
       readonly message: string;
+    }
+  | {
+      /** A domain tool's `ctx.progress(...)` during an in-process call. */
+      readonly type: 'call.progress';
+      readonly callId: string;
+      readonly actor: string;
+      readonly tenant: string;
+      readonly tool: string;
+      readonly progress: number;
+      readonly total?: number;
+      readonly message?: string;
+    }
+  | {
+      /** A domain tool's `ctx.log(...)` during an in-process call. */
+      readonly type: 'call.log';
+      readonly callId: string;
+      readonly actor: string;
+      readonly tenant: string;
+      readonly tool: string;
+      readonly level: LogLevel;
+      readonly data: unknown;
+      readonly logger?: string;
     }
   | {
       readonly type: 'permission.denied';

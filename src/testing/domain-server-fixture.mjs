@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * A small "roster" domain server (ADR-004-F's example domain) served over stdio with
- * `serveOverStdio`: the same kind of `DomainServer` that runs in-process, behind a real MCP
- * transport. One tool per category:
+ * `serveOverStdio` (the tenant from MCP_ACTORS_TENANT, one per process), or with `--http` over
+ * streamable HTTP with `serveOverHttp`: the same kind of `DomainServer` that runs in-process,
+ * behind a real MCP transport. One tool per category:
  *
  *   roster_list_shifts         read        shifts between two dates (optionally at one site), and the tenant it saw
  *   roster_propose_assignment  propose     records a proposal to put a worker on a shift
@@ -11,11 +12,19 @@
  *
  * Every tenant starts with the same three shifts; state lives in this process only.
  *
+ *   node domain-server-fixture.mjs                        stdio, tenant from MCP_ACTORS_TENANT
+ *   node domain-server-fixture.mjs --http --tenant acme   HTTP, single-tenant mode
+ *   node domain-server-fixture.mjs --http                 HTTP, bearer tokens from ROSTER_TOKENS,
+ *       a JSON object { "<token>": { "tenant": "...", "scopes": ["tool:roster_purge"] } }
+ *
+ * Over HTTP the startup line on stderr holds the URL, and each audit record is one JSON line on
+ * stdout.
+ *
  * Plain JavaScript on purpose: it is spawned as a process, and imports the built package, so it
  * runs only from `dist/testing/` after `npm run build`. Whoever spawns it logs its process group
  * (McpClient does, through src/actors/process-groups.ts).
  */
-import { defineServer, defineTool, serveOverStdio } from '../index.js';
+import { defineServer, defineTool, serveOverHttp, serveOverStdio } from '../index.js';
 
 const SEED = [
   { id: 's1', date: '2026-05-01', site_id: 'north' },
@@ -149,6 +158,22 @@ const roster = defineServer({
   tools: [listShifts, proposeAssignment, deleteShift, purge],
 });
 
-const served = await serveOverStdio(roster);
-// serveOverStdio closes on the end of stdin; exit then even if something else holds the loop.
-process.stdin.on('end', () => void served.close().finally(() => process.exit(0)));
+const argv = process.argv.slice(2);
+const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+if (argv.includes('--http')) {
+  const tenant = option('--tenant');
+  const tokens = JSON.parse(process.env.ROSTER_TOKENS ?? '{}');
+  const bearer = (request) => /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+  const served = await serveOverHttp(roster, {
+    ...(tenant === undefined ? { authenticate: (request) => tokens[bearer(request) ?? ''] } : { tenant }),
+    onAudit: (record) => process.stdout.write(`${JSON.stringify(record)}\n`),
+  });
+  const stop = () => void served.close().finally(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.stdin.once('end', stop);
+  process.stdin.resume();
+} else {
+  const served = await serveOverStdio(roster);
+  // serveOverStdio closes on the end of stdin; exit then even if something else holds the loop.
+  process.stdin.on('end', () => void served.close().finally(() => process.exit(0)));
+}

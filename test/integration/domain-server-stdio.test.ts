@@ -26,8 +26,11 @@ beforeAll(() => {
 const clients: McpClient[] = [];
 const adapters: McpToolAdapter[] = [];
 
-function roster(extra: { trusted?: boolean } = {}): McpClient {
-  const client = new McpClient({ name: 'roster', command: process.execPath, args: [fixture], ...extra });
+/** One roster process: one tenant (MCP_ACTORS_TENANT), and the scopes it is given. */
+function roster(tenant = 't1', extra: { trusted?: boolean; scopes?: string } = {}): McpClient {
+  const { scopes, ...rest } = extra;
+  const env = { MCP_ACTORS_TENANT: tenant, ...(scopes === undefined ? {} : { MCP_ACTORS_SCOPES: scopes }) };
+  const client = new McpClient({ name: 'roster', command: process.execPath, args: [fixture], env, ...rest });
   clients.push(client);
   return client;
 }
@@ -58,8 +61,8 @@ describe('a domain server served over stdio', () => {
     expect(tools.every((tool) => tool.inputSchema.type === 'object' && tool.outputSchema?.type === 'object')).toBe(true);
   });
 
-  it('calls each tool with the tenant from _meta reaching the tool, one state a tenant', async () => {
-    const client = roster();
+  it("calls each tool for the process's tenant, one process and one state a tenant", async () => {
+    const client = roster('t1', { scopes: 'tool:roster_purge' });
     const list = await client.callTool('roster_list_shifts', week, { meta: { tenant: 't1' } });
     expect(list.structuredContent).toEqual({
       shifts: [
@@ -73,41 +76,49 @@ describe('a domain server served over stdio', () => {
     const proposal = await client.callTool('roster_propose_assignment', { shift_id: 's1', worker_id: 'w9' }, { meta: { org_id: 't1' } });
     expect(proposal.structuredContent).toMatchObject({ shift_id: 's1', worker_id: 'w9', status: 'proposed', tenant: 't1' });
 
-    const deleted = await client.callTool('roster_delete_shift', { shift_id: 's1' }, { meta: { tenant: 't1' } });
+    const deleted = await client.callTool('roster_delete_shift', { shift_id: 's1' });
     expect(deleted.structuredContent).toEqual({ deleted: 's1', tenant: 't1' });
-    const afterDelete = await client.callTool('roster_list_shifts', week, { meta: { tenant: 't1' } });
+    const afterDelete = await client.callTool('roster_list_shifts', week);
     expect((afterDelete.structuredContent as { shifts: unknown[] }).shifts).toHaveLength(1);
-    const otherTenant = await client.callTool('roster_list_shifts', week, { meta: { tenant: 't2' } });
+    const otherTenant = await roster('t2').callTool('roster_list_shifts', week);
     expect(otherTenant.structuredContent).toMatchObject({ tenant: 't2', shifts: [{ id: 's1' }, { id: 's2' }] });
 
-    const purged = await client.callTool('roster_purge', { confirm: true }, { meta: { tenant: 't1' } });
+    const purged = await client.callTool('roster_purge', { confirm: true });
     expect(purged.structuredContent).toEqual({ purged: 2, tenant: 't1' });
   });
 
   it('answers a thrown error and bad arguments with isError and the error code in _meta', async () => {
-    const client = roster();
-    const missing = await client.callTool('roster_delete_shift', { shift_id: 'nope' }, { meta: { tenant: 't1' } });
+    const client = roster('t1', { scopes: 'tool:roster_purge' });
+    const missing = await client.callTool('roster_delete_shift', { shift_id: 'nope' });
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain('no shift "nope" for tenant "t1"');
     expect(missing._meta).toEqual({ errorCode: 'SERVER_ERROR' });
-    const invalid = await client.callTool('roster_purge', { confirm: 'yes' }, { meta: { tenant: 't1' } });
+    const invalid = await client.callTool('roster_purge', { confirm: 'yes' });
     expect(invalid._meta).toMatchObject({ errorCode: 'VALIDATION', violations: [{ path: '/confirm' }] });
   });
 
-  it('refuses a tenant argument and a call without a tenant in _meta, and the tool never runs', async () => {
-    const client = roster();
-    const refused = await client.callTool('roster_purge', { confirm: true, org_id: 't2' }, { meta: { tenant: 't1' } });
+  it('refuses a tenant argument, a _meta tenant of another tenant and a restricted tool without its scope, and the tool never runs', async () => {
+    const client = roster('t1');
+    const refused = await client.callTool('roster_list_shifts', { ...week, org_id: 't2' });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/^tenant argument refused: "org_id"/);
-    const noTenant = await client.callTool('roster_purge', { confirm: true });
-    expect(noTenant.isError).toBe(true);
-    expect(text(noTenant)).toContain('no tenant in _meta; the runtime sends it');
-    const list = await client.callTool('roster_list_shifts', week, { meta: { tenant: 't1' } });
-    expect((list.structuredContent as { shifts: unknown[] }).shifts).toHaveLength(2); // nothing was purged
+    const mismatch = await client.callTool('roster_delete_shift', { shift_id: 's1' }, { meta: { tenant: 't2' } });
+    expect(mismatch._meta).toEqual({ errorCode: 'TENANT_MISMATCH', rule: 'tenant-mismatch' });
+    const unscoped = await client.callTool('roster_purge', { confirm: true });
+    expect(unscoped._meta).toEqual({ errorCode: 'PERMISSION_DENIED', rule: 'restricted-needs-scope' });
+    expect(text(unscoped)).toContain('needs the scope "tool:roster_purge"');
+    const list = await client.callTool('roster_list_shifts', week);
+    expect((list.structuredContent as { shifts: unknown[] }).shifts).toHaveLength(2); // nothing was deleted or purged
+  });
+
+  it('refuses to start without a tenant: the process exits before the handshake', async () => {
+    const client = new McpClient({ name: 'roster', command: process.execPath, args: [fixture], env: { MCP_ACTORS_TENANT: '' }, restart: 'temporary' });
+    clients.push(client);
+    await expect(client.listTools()).rejects.toMatchObject({ message: expect.stringContaining('MCP_ACTORS_TENANT') });
   });
 
   it('gives the adapter the same capabilities as in-process registration (a trusted server)', async () => {
-    const adapter = new McpToolAdapter(roster({ trusted: true }));
+    const adapter = new McpToolAdapter(roster('t3', { trusted: true }));
     adapters.push(adapter);
     await adapter.connect();
     const registry = new ToolRegistry();
@@ -126,12 +137,14 @@ describe('a domain server served over stdio', () => {
   });
 
   it('keeps the kind of a failure through McpToolAdapter: the server names it in _meta.errorCode', async () => {
-    const adapter = new McpToolAdapter(roster());
+    const adapter = new McpToolAdapter(roster('t1'));
     adapters.push(adapter);
     await adapter.connect();
-    const noTenant = await adapter.invoke('roster_list_shifts', week);
-    expect(noTenant.errorCode).toBe('VALIDATION');
-    expect(noTenant.error).toContain('no tenant');
+    const mismatch = await adapter.invoke('roster_list_shifts', week, { meta: { tenant: 't2' } });
+    expect(mismatch.errorCode).toBe('TENANT_MISMATCH');
+    expect(mismatch.error).toContain('this session serves tenant "t1"');
+    const unscoped = await adapter.invoke('roster_purge', { confirm: true });
+    expect(unscoped.errorCode).toBe('PERMISSION_DENIED');
     const missing = await adapter.invoke('roster_delete_shift', { shift_id: 'nope' }, { meta: { tenant: 't1' } });
     expect(missing.errorCode).toBe('SERVER_ERROR');
     expect(missing.error).toContain('no shift "nope"');

@@ -226,7 +226,7 @@ describe('an in-process call', () => {
     const fn = vi.fn(() => ({}));
     const probe = oneTool(fn, { tenant: 'acme' });
     const result = await probe({}, { meta: { tenant: 'globex' } });
-    expect(result).toMatchObject({ success: false, errorCode: 'VALIDATION' });
+    expect(result).toMatchObject({ success: false, errorCode: 'TENANT_MISMATCH' });
     expect(result.error).toMatch(/^tenant mismatch/);
     expect((await probe({}, { meta: { org_id: 'globex' } })).success).toBe(false);
     expect((await probe({}, { meta: { tenant: 'acme', org_id: 'globex' } })).success).toBe(false);
@@ -265,9 +265,10 @@ describe('an in-process call', () => {
     expect((await oneTool(() => undefined, {}, output)()).error).toContain('returned nothing');
   });
 
-  it('refuses an output that is not a JSON object', async () => {
-    expect((await oneTool(() => [1, 2])()).error).toContain('not an array');
-    expect((await oneTool(() => 'text')()).error).toContain('not a string');
+  it('refuses an output that is neither a JSON object, a string, toolContent nor nothing', async () => {
+    expect((await oneTool(() => [1, 2])()).error).toContain('not an array (wrap content blocks in toolContent([...]))');
+    expect((await oneTool(() => 42)()).error).toContain('not a number');
+    expect((await oneTool(() => null)()).error).toContain('not null');
     expect((await oneTool(() => ({ big: 1n }))()).error).toContain('the output is not JSON');
     expect((await oneTool(() => [1])()).errorCode).toBe('OUTPUT_VALIDATION');
   });

@@ -101,7 +101,8 @@ afterEach(async () => {
 
 async function connected(server: DomainServer = roster, options: Omit<ServeOptions, 'transport'> = {}): Promise<Client> {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  opened.push(await serveOverStdio(server, { ...options, transport: serverTransport }));
+  const defaults: ServeOptions = { tenant: 'acme', scopes: ['tool:roster_purge'], announce: false };
+  opened.push(await serveOverStdio(server, { ...defaults, ...options, transport: serverTransport }));
   const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(clientTransport);
   opened.push(client);
@@ -144,37 +145,60 @@ describe('serveOverStdio (over an in-memory transport)', () => {
     expect(byName.roster_purge).toMatchObject({ annotations: { readOnlyHint: false, destructiveHint: true }, _meta: { category: 'restricted' } });
   });
 
-  it('runs a call with the tenant from _meta and answers with text and structured content', async () => {
+  it("runs a call for the process's tenant and answers with text and structured content", async () => {
     const client = await connected();
-    const answer = await callOverWire(client, 'roster_list_shifts', { date_from: '2026-05-01', date_to: '2026-05-01' });
+    const answer = await callOverWire(client, 'roster_list_shifts', { date_from: '2026-05-01', date_to: '2026-05-01' }, {});
     const data = { shifts: [SHIFTS[0]], tenant: 'acme' };
     expect(answer).toEqual({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
   });
 
-  it('takes the tenant from _meta under the tenant key, and actor and callId from _meta', async () => {
-    const client = await connected(roster, { tenantKey: 'company_id' });
+  it('sets the tenant under the tenant key, and takes actor and callId from _meta', async () => {
+    const client = await connected(roster, { tenant: 'globex', tenantKey: 'company_id' });
     const answer = await callOverWire(client, 'roster_propose_assignment', { shift_id: 's1' }, { company_id: 'globex', actor: 'agent-7', callId: 'c1' });
     expect(answer.structuredContent).toEqual({ shift_id: 's1', actor: 'agent-7', callId: 'c1' });
-    const plain = await callOverWire(client, 'roster_propose_assignment', { shift_id: 's1' }, { org_id: 'globex' });
-    expect(text(plain)).toContain('no tenant in _meta; the runtime sends it');
   });
 
-  it('refuses a call without a tenant in _meta, or with two different ones', async () => {
+  it("refuses a _meta tenant that disagrees with the process's (TENANT_MISMATCH), and the tool never runs", async () => {
     const client = await connected();
-    const none = (await client.callTool({ name: 'roster_delete_shift', arguments: {} })) as CallToolResult;
-    expect(none.isError).toBe(true);
-    expect(text(none)).toContain('no tenant in _meta; the runtime sends it');
-    expect(none._meta).toEqual({ errorCode: 'VALIDATION' });
-    const conflicting = await callOverWire(client, 'roster_delete_shift', {}, { tenant: 'acme', org_id: 'globex' });
-    expect(text(conflicting)).toContain('conflicting tenants in _meta');
-    const empty = await callOverWire(client, 'roster_delete_shift', {}, { tenant: '' });
-    expect(text(empty)).toContain('must be a non-empty string');
+    for (const meta of [{ tenant: 'globex' }, { org_id: 'globex' }, { tenant: 'acme', org_id: 'globex' }, { tenant: '' }]) {
+      const answer = await callOverWire(client, 'roster_delete_shift', {}, meta);
+      expect(answer.isError).toBe(true);
+      expect(answer._meta).toEqual({ errorCode: 'TENANT_MISMATCH', rule: 'tenant-mismatch' });
+      expect(text(answer)).toContain('but this session serves tenant "acme"');
+    }
     expect((await callOverWire(client, 'roster_delete_shift', {}, { org_id: 'acme' })).isError).toBeUndefined();
+    expect((await callOverWire(client, 'roster_delete_shift', {}, {})).isError).toBeUndefined();
+  });
+
+  it('needs a tenant at start: the option, else MCP_ACTORS_TENANT', async () => {
+    const saved = process.env.MCP_ACTORS_TENANT;
+    delete process.env.MCP_ACTORS_TENANT;
+    try {
+      const [, serverTransport] = InMemoryTransport.createLinkedPair();
+      await expect(serveOverStdio(roster, { transport: serverTransport, announce: false })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('set MCP_ACTORS_TENANT'),
+      });
+      process.env.MCP_ACTORS_TENANT = 'initech';
+      const client = await connected(roster, { tenant: undefined });
+      const answer = await callOverWire(client, 'roster_list_shifts', { date_from: '2026-05-01', date_to: '2026-05-01' }, {});
+      expect(answer.structuredContent).toMatchObject({ tenant: 'initech' });
+    } finally {
+      if (saved === undefined) delete process.env.MCP_ACTORS_TENANT;
+      else process.env.MCP_ACTORS_TENANT = saved;
+    }
+  });
+
+  it('says its tenant in its startup line', async () => {
+    const lines: string[] = [];
+    const [, serverTransport] = InMemoryTransport.createLinkedPair();
+    opened.push(await serveOverStdio(roster, { tenant: 'acme', transport: serverTransport, announce: (line) => lines.push(line) }));
+    expect(lines).toEqual(['roster: serving 5 tools over a transport for tenant "acme" (one tenant per process)']);
   });
 
   it('refuses a tenant-named argument as the in-process handler does', async () => {
     const client = await connected();
-    const answer = await callOverWire(client, 'roster_delete_shift', { Tenant_Id: 'evil' });
+    const answer = await callOverWire(client, 'roster_delete_shift', { Tenant_Id: 'evil' }, {});
     expect(answer.isError).toBe(true);
     expect(text(answer)).toMatch(/^tenant argument refused: "Tenant_Id"/);
     expect(answer._meta).toMatchObject({ errorCode: 'VALIDATION', violations: [{ path: '/Tenant_Id' }] });
