@@ -162,7 +162,7 @@ export const COMMAND_SPECS = {
     },
     requiredFlags: ['server'],
     details: [],
-    examples: ['agents skill add notes --server memory --include "read_*" --override delete_entities:destructive --required'],
+    examples: ['agents skill add notes --server memory --include "read_*" --include delete_entities --override delete_entities:destructive --required'],
   },
   'skill remove': {
     name: 'skill remove',
@@ -283,7 +283,7 @@ export function isCommandName(word: string): word is CommandName {
 export const COMMAND_GROUPS = ['tool', 'skill', 'actor'] as const;
 
 /** The first words a command line may start with, in help order. */
-export const COMMAND_WORDS: readonly string[] = ['validate', 'import', 'tools', 'call', 'status', 'init', ...COMMAND_GROUPS];
+export const COMMAND_WORDS: readonly string[] = [...new Set(COMMAND_NAMES.map((name) => name.split(' ')[0] ?? name))];
 
 /** `tool` → `add, remove, list`. */
 export function subcommandsOf(group: string): string[] {

@@ -41,7 +41,7 @@ describe('parseCommandLine', () => {
   it('suggests the command a typo meant', () => {
     expect(usageMessage(['valdate'])).toBe('unknown command "valdate"; did you mean "validate"? (agents --help lists the commands)');
     expect(usageMessage(['stat'])).toContain('did you mean "status"?');
-    expect(usageMessage(['deploy'])).toContain('commands: demo, validate, import, tools, call, status, up');
+    expect(usageMessage(['deploy'])).toContain('commands: demo, validate, import, init, tool, skill, actor, tools, call, status, up');
     expect(usageMessage([])).toContain('no command given');
   });
 
