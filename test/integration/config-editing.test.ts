@@ -282,3 +282,70 @@ describe('agents init', () => {
     for (const line of starter.split('\n').filter((l) => l.trimStart().startsWith('#'))) expect(read()).toContain(line);
   });
 });
+
+describe('agents import merges into the file', () => {
+  const CLAUDE = {
+    mcpServers: {
+      github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_abc123secret', LOG_LEVEL: 'debug' } },
+      linear: { url: 'https://mcp.linear.app/mcp', headers: { Authorization: 'Bearer lin_api_XYZsecret' } },
+      memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_TOKEN: '${MEMORY_TOKEN}' } },
+      old: { command: 'npx', disabled: true },
+    },
+  };
+  const writeJson = (name: string, value: unknown): void => {
+    execFileSync('mkdir', ['-p', join(dir, name, '..')]);
+    writeFileSync(join(dir, name), JSON.stringify(value, null, 2));
+  };
+
+  it('adds servers to a file that has servers, keeping it byte for byte, and turns literal secrets into ${VAR}', async () => {
+    writeJson('claude_desktop_config.json', CLAUDE);
+    const result = await agents(['import', 'claude_desktop_config.json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'added github, linear, memory in agents.yaml from claude_desktop_config.json; left out (disabled): old',
+        'literal secrets became ${VAR} references; set them where the runtime runs (not in agents.yaml):',
+        "export GITHUB_PERSONAL_ACCESS_TOKEN='ghp_abc123secret'",
+        "export LINEAR_AUTHORIZATION='lin_api_XYZsecret'",
+        '',
+      ].join('\n'),
+    );
+    const text = read();
+    expect(text).not.toContain('ghp_abc123secret');
+    expect(text).not.toContain('lin_api_XYZsecret');
+    expect(text.startsWith(HAND_WRITTEN.slice(0, HAND_WRITTEN.indexOf('\n# overrides')))).toBe(true);
+    expect(text).toContain(
+      '  remote: { url: "http://127.0.0.1:9/mcp" }\n  github:\n    command: npx\n    args:\n      - -y\n      - "@modelcontextprotocol/server-github"\n    env:\n      GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_PERSONAL_ACCESS_TOKEN}\n      LOG_LEVEL: debug\n',
+    );
+    expect(text).toContain('  linear:\n    url: https://mcp.linear.app/mcp\n    headers:\n      Authorization: Bearer ${LINEAR_AUTHORIZATION}\n');
+    expect(text.endsWith(HAND_WRITTEN.slice(HAND_WRITTEN.indexOf('\n# overrides')))).toBe(true);
+    const config = await loadAgentsFile(file(), { env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_abc123secret', LINEAR_AUTHORIZATION: 'lin_api_XYZsecret', MEMORY_TOKEN: 'm' } });
+    expect(config.servers.linear?.headers).toEqual({ Authorization: 'Bearer lin_api_XYZsecret' });
+    expect(config.servers.memory?.env).toEqual({ MEMORY_TOKEN: 'm' });
+  });
+
+  it('refuses a name that exists unless --replace, and imports under --prefix', async () => {
+    writeJson('.cursor/mcp.json', { mcpServers: { fixture: { command: 'node', args: ['other.mjs'] }, extra: { command: 'node' } } });
+    const refused = await agents(['import', '.cursor/mcp.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error [DUPLICATE_NAME]: server fixture is already in agents.yaml; nothing was imported: run again with --replace, or --prefix <p> to import under other names\n',
+    );
+    expect(read()).toBe(HAND_WRITTEN);
+    const prefixed = await agents(['import', '.cursor/mcp.json', '--prefix', 'cursor-']);
+    expect(prefixed.stdout).toBe('added cursor-fixture, cursor-extra in agents.yaml from mcp.json\n');
+    const replaced = await agents(['import', '.cursor/mcp.json', '--replace']);
+    expect(replaced.stdout).toBe('added extra; replaced fixture in agents.yaml from mcp.json\n');
+    expect(read()).toContain('  fixture:\n    command: node\n    args:\n      - other.mjs\n  remote:');
+    expect((await agents(['validate'])).code).toBe(0);
+  });
+
+  it('writes into the file --into names, creating it', async () => {
+    writeJson('.mcp.json', { mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } });
+    const result = await agents(['import', '.mcp.json', '--into', 'team.yaml']);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(dir, 'team.yaml'), 'utf8')).toBe('servers:\n  memory:\n    command: npx\n    args:\n      - -y\n      - "@modelcontextprotocol/server-memory"\n');
+    expect(read()).toBe(HAND_WRITTEN);
+  });
+});
