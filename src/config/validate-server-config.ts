@@ -3,8 +3,7 @@
  * rules that tie keys together, reports every mistake at once, and fills in every default.
  */
 
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import { sharedAjv } from '../registry/json-schema-validators.js';
 import { ConfigError, type ConfigProblem } from '../errors/index.js';
 import { isRecord } from './config-keys.js';
 import { type FoundProblem, type KeyNamer, type KeyStyle, keyNamer, renderPath, show } from './problem-text.js';
@@ -19,8 +18,8 @@ import {
   type TransportKind,
 } from './server-config.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true });
-addFormats.default(ajv, ['uri']);
+// The package's shared draft-07 instance (with the tool schemas'); test/unit/config checks these schemas in strict mode.
+const ajv = sharedAjv('draft-07');
 const matchesSchema = ajv.compile(serverConfigSchema);
 
 export interface ValidateServerConfigOptions {
