@@ -22,6 +22,26 @@ import {
 const ajv = sharedAjv('draft-07');
 const matchesSchema = ajv.compile(serverConfigSchema);
 
+/** Configurations this module validated and resolved (or derived from one through `markResolved`). */
+const resolvedConfigs = new WeakSet<object>();
+
+/**
+ * Whether `value` is a configuration validated here (frozen, every default filled in): such a
+ * configuration is handed down as it is and never validated again (McpClient checks this).
+ */
+export function isResolvedServerConfig(value: unknown): value is ResolvedServerConfig {
+  return typeof value === 'object' && value !== null && resolvedConfigs.has(value);
+}
+
+/**
+ * Marks a frozen copy of a resolved configuration, derived from one by code that keeps it valid
+ * (paths anchored in a folder, runtime placeholders filled in), as resolved too.
+ */
+export function markResolved<T extends ResolvedServerConfig>(config: T): T {
+  if (Object.isFrozen(config)) resolvedConfigs.add(config);
+  return config;
+}
+
 export interface ValidateServerConfigOptions {
   /** What the error message calls the input: `invalid <subject> (2 problems)`. Defaults to `configuration of server "<name>"`. */
   readonly subject?: string;
@@ -56,7 +76,7 @@ export function validateServerConfig(input: unknown, options: ValidateServerConf
   if (!matchesSchema(data)) found.push(...problemsFromAjv(matchesSchema.errors ?? [], data, namer));
   found.push(...crossKeyProblems(data, namer));
   if (found.length > 0) throw report(found, namer, options, data.name);
-  return resolve(data);
+  return markResolved(resolve(data));
 }
 
 const EXAMPLE_HINT = 'write { name: "everything", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }';
