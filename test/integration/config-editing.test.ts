@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentsFile } from '../../src/config/agents-file.js';
+import { fixtureServerPath } from '../../src/testing/fixture.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/agents.mjs');
@@ -146,6 +147,21 @@ describe('agents tool|skill|actor add and remove keep the rest of the file byte 
     expect((await agents(['skill', 'remove', 'ops'])).stderr).toBe('error [INVALID_ARGUMENT]: skill "ops" is used by actor helper; remove it there first, or run again with --force to unlink it\n');
     expect((await agents(['skill', 'remove', 'ops', '--force'])).stdout).toBe('removed skill "ops" from agents.yaml; unlinked it from actor helper\n');
     expect(read()).toContain('  helper:\n      skills: []\n      permissions: { execute: allow }\n');
+  });
+});
+
+describe('agents tool add --check', () => {
+  it('starts the server once, lists its tools, then writes; a server that cannot start is not written', async () => {
+    const ok = await agents(['tool', 'add', 'fx', '--command', process.execPath, '--arg', fixtureServerPath(), '--check']);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^added server "fx" to agents\.yaml\nserver "fx" started and lists \d+ tools: .*\becho\b/);
+    expect(read()).toContain('  fx:\n    command: ');
+    const before = read();
+    const bad = await agents(['tool', 'add', 'broken', '--command', process.execPath, '--arg', './no-such-server.mjs', '--check']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error \[CONFIG_INVALID\]: nothing was written: server "broken" did not start \(.*\)\n$/);
+    expect(read()).toBe(before);
   });
 });
 
