@@ -111,7 +111,7 @@ export async function editAgentsFile(
     ...(Number.isFinite(pause) ? { pauseBeforeRenameMs: pause } : {}),
     onPause: (temporary) => context.io.stderr.write(`paused before rename: ${temporary}\n`),
   });
-  context.io.stdout.write(message.endsWith('\n') ? message : `${message}\n`);
+  if (message !== '') context.io.stdout.write(message.endsWith('\n') ? message : `${message}\n`);
 }
 
 /** The error for a name that is not in a section, with a did-you-mean. */

@@ -1,6 +1,9 @@
 /**
- * `agents import <claude_desktop_config.json>`: the `mcpServers` of Claude Desktop (and Claude
- * Code, Cursor, Windsurf) as the `servers:` section of an agents.yaml, on stdout.
+ * `agents import <claude_desktop_config.json|.cursor/mcp.json|.mcp.json>`: adds the `mcpServers`
+ * of Claude Desktop (and Claude Code, Cursor, Windsurf) to agents.yaml, keeping the file's
+ * comments and order. A name that exists is refused unless `--replace`; literal secrets become
+ * `${VAR}` references and the `export` lines that set them are printed. `--dry-run` prints the
+ * `servers:` section instead of writing.
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -10,7 +13,10 @@ import { ConfigError } from '../errors/config-error.js';
 import { messageOf } from '../errors/mcp-actors-error.js';
 import { ExitCode } from './cli-io.js';
 import { pathFrom, print, type CommandContext } from './command-context.js';
-import { literalSecrets, serversSection, serversYaml } from './servers-yaml.js';
+import { editAgentsFile, editError } from './edit-session.js';
+import { type ServersSection, serversSection, serversYaml } from './servers-yaml.js';
+import { type SecretExport, referencesForSecrets } from './secret-references.js';
+import { checkName } from './tool-commands.js';
 
 export async function importCommand(context: CommandContext): Promise<number> {
   const written = context.positionals[0] ?? '';
@@ -24,21 +30,60 @@ export async function importCommand(context: CommandContext): Promise<number> {
   }
   // `${VAR}` references are kept as written, for the agents.yaml to fill in when it is loaded:
   // `$${` is the escape for a literal `${`, so the import neither needs the variables set nor
-  // copies their values (secrets) into its output.
+  // copies their values into its output.
   const servers = parseMcpServersJson(text.replaceAll('${', () => '$${'), { file: written });
-  const section = serversSection(servers);
+  const prefix = typeof context.flags.options.prefix === 'string' ? context.flags.options.prefix : '';
+  const named: ServersSection = Object.fromEntries(Object.entries(serversSection(servers)).map(([name, entry]) => [`${prefix}${name}`, entry]));
+  for (const name of Object.keys(named)) checkName('server', name);
+  const { section, exports } = referencesForSecrets(named);
   const disabled = disabledServers(text);
   const comments = [`servers imported from ${basename(written)} by agents import`];
   if (disabled.length > 0) comments.push(`left out (disabled): ${disabled.join(', ')}`);
-  print(context, serversYaml(section, comments), () => ({ servers: section, disabled }));
-  const secrets = literalSecrets(section);
-  if (secrets.length > 0) {
-    context.io.stderr.write(
-      `note: ${secrets.join(', ')} ${secrets.length === 1 ? 'holds a literal value' : 'hold literal values'}; ` +
-        'if secret, write "${NAME}" instead and set NAME in the environment, so the secret stays out of agents.yaml\n',
-    );
+  const exportLines = exports.map(exportLine);
+
+  if (context.flags.options['dry-run'] === true) {
+    print(context, serversYaml(section, comments) + exportNote(exportLines), () => ({ servers: section, disabled, exports: exportLines }));
+    return ExitCode.OK;
+  }
+  const into = typeof context.flags.options.into === 'string' ? context.flags.options.into : undefined;
+  const target: CommandContext = into === undefined ? context : { ...context, flags: { ...context.flags, file: into } };
+  const replace = context.flags.options.replace === true;
+  const names = Object.keys(section);
+  let replaced: string[] = [];
+  // The summary goes to stdout after the write (editAgentsFile prints the message line).
+  await editAgentsFile(target, 'empty', (data, file) => {
+    replaced = names.filter((name) => Object.hasOwn(data.servers, name));
+    if (replaced.length > 0 && !replace) {
+      const many = replaced.length > 1;
+      throw editError(
+        'DUPLICATE_NAME',
+        `server${many ? 's' : ''} ${replaced.join(', ')} ${many ? 'are' : 'is'} already in ${file}; nothing was imported: run again with --replace, or --prefix <p> to import under other names`,
+      );
+    }
+    const added = names.filter((name) => !replaced.includes(name));
+    const parts = [];
+    if (added.length > 0) parts.push(`added ${added.join(', ')}`);
+    if (replaced.length > 0) parts.push(`replaced ${replaced.join(', ')}`);
+    const left = disabled.length > 0 ? `; left out (disabled): ${disabled.join(', ')}` : '';
+    return {
+      edits: names.map((name) => ({ op: 'set', path: ['servers', name], value: section[name] })),
+      message: context.flags.json ? '' : `${names.length === 0 ? 'no servers to import' : parts.join('; ')} in ${file} from ${basename(written)}${left}${exportNote(exportLines)}`,
+    };
+  });
+  if (context.flags.json) {
+    context.io.stdout.write(`${JSON.stringify({ ok: true, added: names.filter((n) => !replaced.includes(n)), replaced, disabled, exports: exportLines }, null, 2)}\n`);
   }
   return ExitCode.OK;
+}
+
+/** `export GITHUB_TOKEN='ghp_…'`, quoted for sh. */
+function exportLine({ variable, value }: SecretExport): string {
+  return `export ${variable}='${value.replace(/'/g, `'\\''`)}'`;
+}
+
+function exportNote(lines: readonly string[]): string {
+  if (lines.length === 0) return '';
+  return `\nliteral secrets became \${VAR} references; set them where the runtime runs (not in agents.yaml):\n${lines.join('\n')}\n`;
 }
 
 /** The servers the file marks `"disabled": true` (the parser leaves them out). */

@@ -8,7 +8,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { BehaviorSubject, distinctUntilChanged, Subject, type Observable } from 'rxjs';
 import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import type { McpServerConfig, ResolvedServerConfig } from '../config/server-config.js';
-import { validateServerConfig } from '../config/validate-server-config.js';
+import { isResolvedServerConfig, validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
@@ -154,7 +154,8 @@ export class McpClient implements AsyncDisposable {
   private readonly callContexts = new Map<CallContext, number>();
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
-    this.config = validateServerConfig(config);
+    // A configuration loaded from a file (or by validateServerConfig) is validated once, there.
+    this.config = isResolvedServerConfig(config) ? config : validateServerConfig(config);
     this.name = this.config.name;
     // A runtime's redactor already knows this server's configuration as written (before the
     // tenant was filled in: the tenant is a name, not a secret).

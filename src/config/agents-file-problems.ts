@@ -3,14 +3,16 @@
  * unknown (and what was meant), which value has the wrong type or is out of range.
  */
 
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { sharedAjv } from '../registry/json-schema-validators.js';
 import { CAPABILITY_KEY_MAP, FULL_TOOL_NAME, TOOL_PATTERN, agentsFileSchema, type ExecutePolicy } from './agents-file-schema.js';
 import { isRecord, toSnakeKey } from './config-keys.js';
 import { type FoundProblem, type PathSegment, show } from './problem-text.js';
 import { closest, quotedList } from './suggest.js';
 
 // Server entries are left to validateServerConfig, which knows their words.
-const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
+// The package's shared draft-07 instance (with the tool schemas'); test/unit/config checks these schemas in strict mode.
+const ajv = sharedAjv('draft-07');
 const matchesShape = ajv.compile({
   ...agentsFileSchema,
   properties: { ...agentsFileSchema.properties, servers: { type: ['object', 'null'] } },

@@ -1,6 +1,7 @@
 export * from './server-config.js';
 export {
   validateServerConfig,
+  isResolvedServerConfig,
   type ValidateServerConfigOptions,
 } from './validate-server-config.js';
 export {

@@ -13,6 +13,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { FoundProblem } from './problem-text.js';
 import type { ResolvedServerConfig } from './server-config.js';
+import { markResolved } from './validate-server-config.js';
 
 const placeholder = (text: string): boolean => text.includes('${');
 
@@ -32,11 +33,11 @@ export function placeServer(config: ResolvedServerConfig, baseDir: string): Reso
   if (config.transport !== 'stdio') return config;
   const command = config.command;
   const pathLike = command !== undefined && command.includes('/');
-  return Object.freeze({
+  return markResolved(Object.freeze({
     ...config,
     cwd: config.cwd === undefined ? baseDir : fromFolder(config.cwd, baseDir),
     command: pathLike ? fromFolder(command, baseDir) : command,
-  });
+  }));
 }
 
 function isExecutableFile(path: string): boolean {

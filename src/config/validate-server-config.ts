@@ -3,8 +3,7 @@
  * rules that tie keys together, reports every mistake at once, and fills in every default.
  */
 
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import { sharedAjv } from '../registry/json-schema-validators.js';
 import { ConfigError, type ConfigProblem } from '../errors/index.js';
 import { isRecord } from './config-keys.js';
 import { type FoundProblem, type KeyNamer, type KeyStyle, keyNamer, renderPath, show } from './problem-text.js';
@@ -20,9 +19,29 @@ import {
   type TransportKind,
 } from './server-config.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true });
-addFormats.default(ajv, ['uri']);
+// The package's shared draft-07 instance (with the tool schemas'); test/unit/config checks these schemas in strict mode.
+const ajv = sharedAjv('draft-07');
 const matchesSchema = ajv.compile(serverConfigSchema);
+
+/** Configurations this module validated and resolved (or derived from one through `markResolved`). */
+const resolvedConfigs = new WeakSet<object>();
+
+/**
+ * Whether `value` is a configuration validated here (frozen, every default filled in): such a
+ * configuration is handed down as it is and never validated again (McpClient checks this).
+ */
+export function isResolvedServerConfig(value: unknown): value is ResolvedServerConfig {
+  return typeof value === 'object' && value !== null && resolvedConfigs.has(value);
+}
+
+/**
+ * Marks a frozen copy of a resolved configuration, derived from one by code that keeps it valid
+ * (paths anchored in a folder, runtime placeholders filled in), as resolved too.
+ */
+export function markResolved<T extends ResolvedServerConfig>(config: T): T {
+  if (Object.isFrozen(config)) resolvedConfigs.add(config);
+  return config;
+}
 
 export interface ValidateServerConfigOptions {
   /** What the error message calls the input: `invalid <subject> (2 problems)`. Defaults to `configuration of server "<name>"`. */
@@ -58,7 +77,7 @@ export function validateServerConfig(input: unknown, options: ValidateServerConf
   if (!matchesSchema(data)) found.push(...problemsFromAjv(matchesSchema.errors ?? [], data, namer));
   found.push(...crossKeyProblems(data, namer));
   if (found.length > 0) throw report(found, namer, options, data.name);
-  return resolve(data);
+  return markResolved(resolve(data));
 }
 
 const EXAMPLE_HINT = 'write { name: "everything", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }';

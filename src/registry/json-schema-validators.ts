@@ -20,11 +20,20 @@ export interface SchemaViolation {
   readonly message: string;
 }
 
-const options = { allErrors: true, strict: false, validateFormats: true } as const;
+// `verbose` puts the failing value and its schema on each error, which the config's messages read.
+const options = { allErrors: true, strict: false, validateFormats: true, verbose: true } as const;
 const draft07 = new Ajv(options);
 const draft2020 = new Ajv2020(options);
 addFormats.default(draft07);
 addFormats.default(draft2020);
+
+/**
+ * The two Ajv instances of the package (draft-07 and 2020-12), shared by tool schemas and the
+ * configuration's own schemas, so each format and keyword is set up once.
+ */
+export function sharedAjv(dialect: 'draft-07' | '2020-12'): Ajv {
+  return dialect === 'draft-07' ? draft07 : (draft2020 as unknown as Ajv);
+}
 
 const cache = new Map<string, CompiledSchema>();
 const byIdentity = new WeakMap<object, CompiledSchema>();

@@ -4,6 +4,7 @@
  * `${GITHUB_TOKEN}` were resolved when the file was loaded.)
  */
 import type { ResolvedServerConfig } from '../config/server-config.js';
+import { markResolved } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 
@@ -34,7 +35,7 @@ export function bindPlaceholders(config: ResolvedServerConfig, values: Placehold
   const record = (entries: Readonly<Record<string, string>>, where: string): Record<string, string> =>
     Object.fromEntries(Object.entries(entries).map(([key, value]) => [key, fill(value, values, `${where}.${key}`, name)]));
   const roots = config.roots.map((root, i) => fill(root, values, `roots.${i}`, name));
-  return Object.freeze({
+  return markResolved(Object.freeze({
     ...config,
     args: Object.freeze(config.args.map((arg, i) => fill(arg, values, `args.${i}`, name))),
     env: Object.freeze(record(config.env, 'env')),
@@ -42,5 +43,5 @@ export function bindPlaceholders(config: ResolvedServerConfig, values: Placehold
     cwd: config.cwd === undefined ? undefined : fill(config.cwd, values, 'cwd', name),
     url: config.url === undefined ? undefined : fill(config.url, values, 'url', name),
     roots: Object.freeze(roots.length === 0 && values.SANDBOX_ROOT !== undefined ? [values.SANDBOX_ROOT] : roots),
-  });
+  }));
 }

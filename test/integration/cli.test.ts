@@ -96,8 +96,8 @@ describe('agents (the CLI)', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('imports a claude_desktop_config.json as a servers: section, keeping ${VAR} references', async () => {
-    const result = await agents(['import', 'claude_desktop_config.json']);
+  it('prints a claude_desktop_config.json as a servers: section with --dry-run, keeping ${VAR} references', async () => {
+    const result = await agents(['import', 'claude_desktop_config.json', '--dry-run']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [

@@ -76,3 +76,27 @@ describe('parseCommandLine', () => {
     expect(run(['call', 'a', 'b', '-t', 'x', '--', '-1']).positionals).toEqual(['a', 'b', '-1']);
   });
 });
+
+describe('parseCommandLine: subcommands and repeatable flags', () => {
+  it('reads agents tool add with repeated flags in order, and values that start with a dash for --arg', () => {
+    const line = run(['tool', 'add', 'memory', '--command', 'npx', '--arg', '-y', '--arg', '@modelcontextprotocol/server-memory', '--env', 'A=1', '--env', 'B=2']);
+    expect(line.command).toBe('tool add');
+    expect(line.positionals).toEqual(['memory']);
+    expect(line.flags.options).toMatchObject({ command: 'npx', arg: ['-y', '@modelcontextprotocol/server-memory'], env: ['A=1', 'B=2'] });
+  });
+
+  it('still refuses a flag as the value of a flag that does not take dashes', () => {
+    expect(usageMessage(['tool', 'add', 'x', '--command', '--url'])).toBe('--command needs a value; write --command <program>');
+  });
+
+  it('says what a group needs: a subcommand, spelled right', () => {
+    expect(usageMessage(['skill'])).toBe('agents skill needs a subcommand; write agents skill add|remove|list');
+    expect(usageMessage(['actor', 'rmove', 'a'])).toBe('unknown subcommand "actor rmove"; did you mean "actor remove"?');
+    expect(usageMessage(['tool', 'list', '--force'])).toMatch(/^--force is not a flag of agents tool list; it belongs to agents tool remove, agents skill remove/);
+  });
+
+  it('reads help for a subcommand both ways', () => {
+    expect(parseCommandLine(['help', 'skill', 'add'])).toEqual({ kind: 'help', command: 'skill add' });
+    expect(parseCommandLine(['actor', 'add', '--help'])).toEqual({ kind: 'help', command: 'actor add' });
+  });
+});
