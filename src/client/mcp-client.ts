@@ -28,6 +28,8 @@ export interface McpClientOptions {
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** The server actor's `systemId` (default `server:<name>`). */
   readonly systemId?: string;
+  /** The server actor's `id`, the name the inspector shows (default: its systemId). */
+  readonly id?: string;
   /** An actor to join as a child: the server then lives in its system and shows under it when inspected. */
   readonly parent?: AnyActorRef;
   /**
@@ -137,9 +139,11 @@ export class McpClient implements AsyncDisposable {
     this.redactor = options.redactor ?? new Redactor();
     if (!options.redactor) this.redactor.addServerConfig(this.config);
     const machine = serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } });
+    const systemId = options.systemId ?? `server:${this.name}`;
     this.serverActor = createActor(machine, {
       input: { config: this.config, ...(options.clock ? { clock: options.clock } : {}) },
-      systemId: options.systemId ?? `server:${this.name}`,
+      id: options.id ?? systemId,
+      systemId,
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.parent ? { parent: options.parent } : {}),
     });

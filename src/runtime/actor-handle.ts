@@ -24,6 +24,7 @@ import type { Redactor } from '../redaction/redactor.js';
 import type { Checkpoint } from '../sandbox/checkpoint-store.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { fromPromise } from 'xstate';
+import { actorLabel, callLabel } from '../inspector/actor-labels.js';
 import { authorizeWith, categoryOf, type ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import type { PoolEntry, ServerPool } from './server-pool.js';
@@ -102,7 +103,7 @@ export class ActorHandle implements AsyncDisposable {
           deactivateActor: fromPromise(() => this.releaseServers()),
         },
       }),
-      { input: { name: this.name, tenant: this.tenant }, systemId: `actor:${this.id}`, parent: wiring.parent },
+      { input: { name: this.name, tenant: this.tenant }, id: actorLabel(this.name, this.tenant), systemId: `actor:${this.id}`, parent: wiring.parent },
     );
     this.actor.subscribe((snapshot) => {
       wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(snapshot.value) });
@@ -141,14 +142,15 @@ export class ActorHandle implements AsyncDisposable {
    * the outcome says how it ended.
    */
   call(toolName: string, args: Readonly<Record<string, unknown>> = {}, options: ActorCallOptions = {}): Promise<CallOutcome> {
-    const callId = `${this.id}#${++this.calls}`;
-    const running = this.runCall(callId, toolName, args, options);
+    const sequence = ++this.calls;
+    const callId = `${this.id}#${sequence}`;
+    const running = this.runCall(callId, sequence, toolName, args, options);
     this.inFlight.add(running);
     void running.finally(() => this.inFlight.delete(running));
     return running;
   }
 
-  private async runCall(callId: string, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
+  private async runCall(callId: string, sequence: number, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
     const { emit } = this.wiring;
     if (this.deactivating || this.actor.getSnapshot().value !== 'active') {
       return this.audited(undefined, {
@@ -179,6 +181,7 @@ export class ActorHandle implements AsyncDisposable {
         parent: this.actor,
         inspected: this.wiring.inspected,
         systemId: `call:${callId}`,
+        id: callLabel(this.name, this.tenant, sequence, toolName),
       });
     } catch (cause) {
       // The call path ends every call with an outcome; this only catches a defect in it.

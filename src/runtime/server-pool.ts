@@ -11,6 +11,7 @@ import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { Redactor } from '../redaction/redactor.js';
+import { serverLabel } from '../inspector/actor-labels.js';
 import { bindPlaceholders } from './placeholders.js';
 
 export interface PoolEntry {
@@ -55,7 +56,7 @@ export class ServerPool {
       return existing;
     }
     const bound = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
-    const systemId = `server:${config.name}:${options.tenant}${options.sandboxId ? `:${options.sandboxId}` : ''}`;
+    const systemId = serverLabel(config.name, options.tenant, options.sandboxId);
     const client = new McpClient(bound, {
       systemId,
       redactor: this.redactor,
