@@ -6,7 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, distinctUntilChanged, Subject, type Observable } from 'rxjs';
-import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import type { McpServerConfig, ResolvedServerConfig } from '../config/server-config.js';
 import { validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -388,26 +388,15 @@ export class McpClient implements AsyncDisposable {
   }
 
   /** Resolves once the stop is over: STOPPED or ERROR, or — when start() followed — STOPPING left. */
-  private stopSettled(): Promise<void> {
-    return new Promise((resolve) => {
-      let sawStopping = false;
-      const check = (snapshot: ServerSnapshot): boolean => {
-        const state = publicStateOf(snapshot);
-        if (state === 'STOPPING') sawStopping = true;
-        return state === 'STOPPED' || state === 'ERROR' || (sawStopping && state !== 'STOPPING') || snapshot.status !== 'active';
-      };
-      if (check(this.serverActor.getSnapshot())) return resolve();
-      const subscription = this.serverActor.subscribe({
-        next: (snapshot) => {
-          if (check(snapshot)) {
-            subscription.unsubscribe();
-            resolve();
-          }
-        },
-        error: () => resolve(),
-        complete: () => resolve(),
-      });
-    });
+  private async stopSettled(): Promise<void> {
+    let sawStopping = false;
+    const over = (snapshot: ServerSnapshot): boolean => {
+      const state = publicStateOf(snapshot);
+      if (state === 'STOPPING') sawStopping = true;
+      return state === 'STOPPED' || state === 'ERROR' || (sawStopping && state !== 'STOPPING') || snapshot.status !== 'active';
+    };
+    // waitFor rejects when the actor ends first: the stop is over then too.
+    await waitFor(this.serverActor, over).catch(() => undefined);
   }
 
   private assertUsable(what: string): void {

@@ -3,7 +3,7 @@
  * (through the tool-call machine, with its tenant and permissions), its sandbox's changes and
  * rollback, and its deactivation.
  */
-import { createActor, type Actor, type AnyActorRef } from 'xstate';
+import { createActor, waitFor, type Actor, type AnyActorRef } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
@@ -379,22 +379,11 @@ export class ActorHandle implements AsyncDisposable {
   }
 
   /** The first snapshot in one of `states` (or the last one, should the actor stop first). */
-  private settle(states: readonly string[]): Promise<ReturnType<typeof this.actor.getSnapshot>> {
-    return new Promise((resolve) => {
-      const check = (snapshot: ReturnType<typeof this.actor.getSnapshot>): boolean =>
-        states.includes(String(snapshot.value)) || snapshot.status !== 'active';
-      const current = this.actor.getSnapshot();
-      if (check(current)) return resolve(current);
-      const subscription = this.actor.subscribe({
-        next: (snapshot) => {
-          if (check(snapshot)) {
-            subscription.unsubscribe();
-            resolve(snapshot);
-          }
-        },
-        error: () => resolve(this.actor.getSnapshot()),
-        complete: () => resolve(this.actor.getSnapshot()),
-      });
-    });
+  private async settle(states: readonly string[]): Promise<ReturnType<typeof this.actor.getSnapshot>> {
+    try {
+      return await waitFor(this.actor, (snapshot) => states.includes(String(snapshot.value)) || snapshot.status !== 'active');
+    } catch {
+      return this.actor.getSnapshot();
+    }
   }
 }
