@@ -12,7 +12,7 @@ import { validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
-import { stopActor } from '../machines/stop-actor.js';
+import type { ChildStopEvent } from '../machines/runtime-machine.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import { defaultServerActors, type ServerActors } from '../actors/server-actors.js';
@@ -30,7 +30,11 @@ export interface McpClientOptions {
   readonly systemId?: string;
   /** The server actor's `id`, the name the inspector shows (default: its systemId). */
   readonly id?: string;
-  /** An actor to join as a child: the server then lives in its system and shows under it when inspected. */
+  /**
+   * An actor to join as a child: the server then lives in its system and shows under it when
+   * inspected. The parent stops it: `dispose()` sends it `{ type: 'child.stop', child }` (the
+   * runtime machine handles that event).
+   */
   readonly parent?: AnyActorRef;
   /**
    * Removes secrets from `status()` and from errors (default: one that knows this server's `env`
@@ -130,12 +134,14 @@ export class McpClient implements AsyncDisposable {
   private disposed = false;
   private stopsPending = 0;
   private readonly redactor: Redactor;
+  private readonly parent: AnyActorRef | undefined;
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     this.config = validateServerConfig(config);
     this.name = this.config.name;
     // A runtime's redactor already knows this server's configuration as written (before the
     // tenant was filled in: the tenant is a name, not a secret).
+    this.parent = options.parent;
     this.redactor = options.redactor ?? new Redactor();
     if (!options.redactor) this.redactor.addServerConfig(this.config);
     const machine = serverMachine.provide({ actors: { ...defaultServerActors, ...options.actors } });
@@ -298,7 +304,9 @@ export class McpClient implements AsyncDisposable {
     if (this.disposed) return;
     this.disposed = true; // no new call may start the server again while it stops
     await this.stop();
-    stopActor(this.serverActor);
+    // A root actor stops itself; a child is stopped by its parent (a runtime does it on child.stop).
+    if (this.parent) this.parent.send({ type: 'child.stop', child: this.serverActor } satisfies ChildStopEvent);
+    else this.serverActor.stop();
     this.states.complete();
     this.toolsChanged.complete();
   }

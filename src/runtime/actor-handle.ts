@@ -15,7 +15,7 @@ import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
 import { actorMachine, type ActivationReport } from '../machines/actor-machine.js';
-import { stopActor } from '../machines/stop-actor.js';
+import type { ChildStopEvent } from '../machines/runtime-machine.js';
 import type { CallOutcome, FileChange, ToolCallInput } from '../machines/tool-call-io.js';
 import { SkillRegistry } from '../registry/skill-registry.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
@@ -270,7 +270,8 @@ export class ActorHandle implements AsyncDisposable {
         this.actor.send({ type: 'actor.deactivate' });
         await this.settle(['inactive']);
       }
-      stopActor(this.actor);
+      // The runtime owns the actor's XState actor and stops it.
+      this.wiring.parent.send({ type: 'child.stop', child: this.actor } satisfies ChildStopEvent);
       await this.wiring.onDeactivated();
     })();
     return this.deactivating;
@@ -302,7 +303,8 @@ export class ActorHandle implements AsyncDisposable {
         tenant: this.tenant,
         sandboxRoot: workspace?.roots.root,
         sandboxId: this.wiring.sandboxId,
-        parent: this.actor,
+        // Shared by reference among actors of one tenant and sandbox: the runtime owns it.
+        parent: this.wiring.parent,
         overrides: Object.fromEntries(
           Object.entries(config.tools)
             .filter(([name]) => name.startsWith(`${server}/`))

@@ -27,7 +27,7 @@ export interface AcquireOptions {
   readonly tenant: string;
   readonly sandboxRoot: string | undefined;
   readonly sandboxId: string | undefined;
-  /** The actor that starts the server first; the server shows under it when inspected. */
+  /** The runtime's actor: it owns every server actor (they are shared), and stops each on `child.stop`. */
   readonly parent: AnyActorRef | undefined;
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   readonly overrides: Readonly<Record<string, CapabilityOverrides>>;

@@ -82,6 +82,8 @@ describe('the inspector server', () => {
     expect(byName.get('runtime')!.parentId).toBeUndefined();
     expect(byName.get('actor:triager:acme')!.parentId).toBe(idOf('runtime'));
     for (const name of CALLS) expect(byName.get(name)!.parentId).toBe(idOf('actor:triager:acme'));
+    // Shared by reference among the actors of one tenant, server actors belong to the runtime.
+    for (const name of ['server:files:acme', 'server:notes:acme']) expect(byName.get(name)!.parentId).toBe(idOf('runtime'));
     // Each call's steps are states of its machine.
     const callId = idOf(CALLS[0]!);
     const states = viewer.messages.filter((m) => m.type === '@xstate.snapshot' && m.sessionId === callId).map((m) => JSON.stringify(m.snapshot?.value));
