@@ -19,6 +19,8 @@ export interface ExecuteOptions {
   /** Whether the parent's system is being inspected (then every call runs as a machine). */
   readonly inspected?: boolean;
   readonly systemId?: string;
+  /** The call actor's `id`: the name the inspector shows (the runtime's `call:<actor>#<n> <tool>`). */
+  readonly id?: string;
 }
 
 // `provide` builds a new machine (its whole state-node tree): do it once per set of steps.
@@ -39,6 +41,7 @@ export async function executeToolCall(steps: ToolCallSteps, input: ToolCallInput
   const actor = createActor(machineFor(steps), {
     input,
     systemId: options.systemId ?? `call:${input.callId}`,
+    ...(options.id ? { id: options.id } : {}),
     ...(options.parent ? { parent: options.parent } : options.inspect ? { inspect: options.inspect } : {}),
   });
   const signal = options.signal;

@@ -3,7 +3,7 @@
  * start), keeps waiting through restarts, and gives up only at the request's own deadline, when
  * the server reaches ERROR, when someone stops it, or when the caller aborts.
  */
-import type { Actor } from 'xstate';
+import { waitFor, type Actor } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { ServerConnection } from '../machines/server-io.js';
@@ -29,58 +29,46 @@ export function serverInErrorError(snapshot: ServerSnapshot, what: string): McpA
   );
 }
 
-export function awaitConnection(actor: Actor<typeof serverMachine>, options: AwaitOptions): Promise<ServerConnection> {
+export async function awaitConnection(actor: Actor<typeof serverMachine>, options: AwaitOptions): Promise<ServerConnection> {
   const { what, deadline, timeoutMs, signal } = options;
   const initial = actor.getSnapshot();
   const name = initial.context.config.name;
   const ready = readyConnection(initial);
-  if (ready) return Promise.resolve(ready);
-  if (publicStateOf(initial) === 'ERROR') return Promise.reject(serverInErrorError(initial, what));
-  if (signal?.aborted) return Promise.reject(cancelled(name, what, signal));
+  if (ready) return ready;
+  if (publicStateOf(initial) === 'ERROR') throw serverInErrorError(initial, what);
+  if (signal?.aborted) throw cancelled(name, what, signal);
   const mayStart = options.mayStart ?? (() => true);
-  if (!mayStart() && publicStateOf(initial) !== 'STARTING') return Promise.reject(stoppedError(name, what));
+  if (!mayStart() && publicStateOf(initial) !== 'STARTING') throw stoppedError(name, what);
 
-  return new Promise<ServerConnection>((resolve, reject) => {
-    let settled = false;
-    const finish = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      subscription.unsubscribe();
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    const onAbort = (): void => finish(() => reject(cancelled(name, what, signal)));
-    const timer = setTimeout(() => {
-      const snapshot = actor.getSnapshot();
-      const last = snapshot.context.lastError;
-      finish(() =>
-        reject(
-          new McpActorsError(
-            ErrorCode.REQUEST_TIMEOUT,
-            `${what} waited ${timeoutMs} ms for server "${name}" to start and it is still ${publicStateOf(snapshot)}` +
-              `${last ? ` (last error: ${last.message})` : ''}; raise timeoutMs or startTimeoutMs, or check the server`,
-            { cause: last, details: { server: name, timeoutMs, state: publicStateOf(snapshot) } },
-          ),
-        ),
-      );
-    }, Math.max(0, deadline - Date.now()));
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    let sawStart = false;
-    const check = (snapshot: ServerSnapshot): void => {
-      const connection = readyConnection(snapshot);
-      const state = publicStateOf(snapshot);
-      if (connection) finish(() => resolve(connection));
-      else if (state === 'ERROR') finish(() => reject(serverInErrorError(snapshot, what)));
-      else if (state === 'STOPPED' && sawStart) finish(() => reject(stoppedError(name, what)));
-      else if (state !== 'STOPPED') sawStart = true;
-    };
-    const subscription = actor.subscribe({ next: check });
-    const now = publicStateOf(actor.getSnapshot());
-    if (now === 'STOPPED' || now === 'STOPPING') actor.send({ type: 'server.start', explicit: false });
-    check(actor.getSnapshot());
-  });
+  const now = publicStateOf(initial);
+  if (now === 'STOPPED' || now === 'STOPPING') actor.send({ type: 'server.start', explicit: false });
+  // Settled: RUNNING, ERROR, or STOPPED again once a start was under way (someone stopped it).
+  let sawStart = false;
+  const settled = (snapshot: ServerSnapshot): boolean => {
+    const state = publicStateOf(snapshot);
+    if (readyConnection(snapshot) || state === 'ERROR' || (state === 'STOPPED' && sawStart)) return true;
+    if (state !== 'STOPPED') sawStart = true;
+    return false;
+  };
+  let snapshot: ServerSnapshot;
+  try {
+    snapshot = await waitFor(actor, settled, { timeout: Math.max(0, deadline - Date.now()), ...(signal ? { signal } : {}) });
+  } catch {
+    if (signal?.aborted) throw cancelled(name, what, signal);
+    const last = actor.getSnapshot();
+    if (last.status !== 'active') throw stoppedError(name, what);
+    const lastError = last.context.lastError;
+    throw new McpActorsError(
+      ErrorCode.REQUEST_TIMEOUT,
+      `${what} waited ${timeoutMs} ms for server "${name}" to start and it is still ${publicStateOf(last)}` +
+        `${lastError ? ` (last error: ${lastError.message})` : ''}; raise timeoutMs or startTimeoutMs, or check the server`,
+      { cause: lastError, details: { server: name, timeoutMs, state: publicStateOf(last) } },
+    );
+  }
+  const connection = readyConnection(snapshot);
+  if (connection) return connection;
+  if (publicStateOf(snapshot) === 'ERROR') throw serverInErrorError(snapshot, what);
+  throw stoppedError(name, what);
 }
 
 function stoppedError(server: string, what: string): McpActorsError {

@@ -6,13 +6,13 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, distinctUntilChanged, Subject, type Observable } from 'rxjs';
-import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import type { McpServerConfig, ResolvedServerConfig } from '../config/server-config.js';
 import { isResolvedServerConfig, validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
-import { stopActor } from '../machines/stop-actor.js';
+import type { ChildStopEvent } from '../machines/runtime-machine.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import { createConnectServer, defaultServerActors, type ServerActors } from '../actors/server-actors.js';
@@ -33,7 +33,13 @@ export interface McpClientOptions {
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** The server actor's `systemId` (default `server:<name>`). */
   readonly systemId?: string;
-  /** An actor to join as a child: the server then lives in its system and shows under it when inspected. */
+  /** The server actor's `id`, the name the inspector shows (default: its systemId). */
+  readonly id?: string;
+  /**
+   * An actor to join as a child: the server then lives in its system and shows under it when
+   * inspected. The parent stops it: `dispose()` sends it `{ type: 'child.stop', child }` (the
+   * runtime machine handles that event).
+   */
   readonly parent?: AnyActorRef;
   /**
    * Removes secrets from `status()` and from errors (default: one that knows this server's `env`
@@ -152,6 +158,7 @@ export class McpClient implements AsyncDisposable {
   private readonly redactor: Redactor;
   /** The contexts of the calls in flight, with how many calls each. */
   private readonly callContexts = new Map<CallContext, number>();
+  private readonly parent: AnyActorRef | undefined;
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     // A configuration loaded from a file (or by validateServerConfig) is validated once, there.
@@ -159,6 +166,7 @@ export class McpClient implements AsyncDisposable {
     this.name = this.config.name;
     // A runtime's redactor already knows this server's configuration as written (before the
     // tenant was filled in: the tenant is a name, not a secret).
+    this.parent = options.parent;
     this.redactor = options.redactor ?? new Redactor();
     if (!options.redactor) this.redactor.addServerConfig(this.config);
     // The machine's context holds a redacted copy of the configuration; only the connect actor
@@ -177,9 +185,11 @@ export class McpClient implements AsyncDisposable {
       options.actors || connectServer
         ? serverMachine.provide({ actors: { ...defaultServerActors, ...(connectServer ? { connectServer } : {}), ...options.actors } })
         : defaultServerMachine();
+    const systemId = options.systemId ?? `server:${this.name}`;
     this.serverActor = createActor(machine, {
       input: { config: shown, ...(options.clock ? { clock: options.clock } : {}) },
-      systemId: options.systemId ?? `server:${this.name}`,
+      id: options.id ?? systemId,
+      systemId,
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.parent ? { parent: options.parent } : {}),
     });
@@ -339,7 +349,9 @@ export class McpClient implements AsyncDisposable {
     if (this.disposed) return;
     this.disposed = true; // no new call may start the server again while it stops
     await this.stop();
-    stopActor(this.serverActor);
+    // A root actor stops itself; a child is stopped by its parent (a runtime does it on child.stop).
+    if (this.parent) this.parent.send({ type: 'child.stop', child: this.serverActor } satisfies ChildStopEvent);
+    else this.serverActor.stop();
     this.states.complete();
     this.toolsChanged.complete();
   }
@@ -444,26 +456,15 @@ export class McpClient implements AsyncDisposable {
   }
 
   /** Resolves once the stop is over: STOPPED or ERROR, or — when start() followed — STOPPING left. */
-  private stopSettled(): Promise<void> {
-    return new Promise((resolve) => {
-      let sawStopping = false;
-      const check = (snapshot: ServerSnapshot): boolean => {
-        const state = publicStateOf(snapshot);
-        if (state === 'STOPPING') sawStopping = true;
-        return state === 'STOPPED' || state === 'ERROR' || (sawStopping && state !== 'STOPPING') || snapshot.status !== 'active';
-      };
-      if (check(this.serverActor.getSnapshot())) return resolve();
-      const subscription = this.serverActor.subscribe({
-        next: (snapshot) => {
-          if (check(snapshot)) {
-            subscription.unsubscribe();
-            resolve();
-          }
-        },
-        error: () => resolve(),
-        complete: () => resolve(),
-      });
-    });
+  private async stopSettled(): Promise<void> {
+    let sawStopping = false;
+    const over = (snapshot: ServerSnapshot): boolean => {
+      const state = publicStateOf(snapshot);
+      if (state === 'STOPPING') sawStopping = true;
+      return state === 'STOPPED' || state === 'ERROR' || (sawStopping && state !== 'STOPPING') || snapshot.status !== 'active';
+    };
+    // waitFor rejects when the actor ends first: the stop is over then too.
+    await waitFor(this.serverActor, over).catch(() => undefined);
   }
 
   private assertUsable(what: string): void {

@@ -4,7 +4,7 @@
  * rollback, and its deactivation.
  */
 import { withCallContext, type CallContext } from '../client/call-context.js';
-import { createActor, type Actor, type AnyActorRef } from 'xstate';
+import { createActor, waitFor, type Actor, type AnyActorRef } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
@@ -17,7 +17,7 @@ import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
 import { actorMachine, type ActivationReport } from '../machines/actor-machine.js';
-import { stopActor } from '../machines/stop-actor.js';
+import type { ChildStopEvent } from '../machines/runtime-machine.js';
 import type { CallOutcome, FileChange, ToolCallInput } from '../machines/tool-call-io.js';
 import { SkillRegistry } from '../registry/skill-registry.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
@@ -26,6 +26,7 @@ import type { Redactor } from '../redaction/redactor.js';
 import type { Checkpoint } from '../sandbox/checkpoint-store.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { fromPromise } from 'xstate';
+import { actorLabel, callLabel } from '../inspector/actor-labels.js';
 import { authorizeWith, categoryOf, type ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import type { PoolEntry, ServerPool } from './server-pool.js';
@@ -106,7 +107,7 @@ export class ActorHandle implements AsyncDisposable {
           deactivateActor: fromPromise(() => this.releaseServers()),
         },
       }),
-      { input: { name: this.name, tenant: this.tenant }, systemId: `actor:${this.id}`, parent: wiring.parent },
+      { input: { name: this.name, tenant: this.tenant }, id: actorLabel(this.name, this.tenant), systemId: `actor:${this.id}`, parent: wiring.parent },
     );
     this.actor.subscribe((snapshot) => {
       wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(snapshot.value) });
@@ -145,15 +146,16 @@ export class ActorHandle implements AsyncDisposable {
    * the outcome says how it ended.
    */
   call(toolName: string, args: Readonly<Record<string, unknown>> = {}, options: ActorCallOptions = {}): Promise<CallOutcome> {
-    const callId = `${this.id}#${++this.calls}`;
+    const sequence = ++this.calls;
+    const callId = `${this.id}#${sequence}`;
     // The call's context: a question the server asks back while it runs is told whose call it is.
-    const running = withCallContext(this.callContext, () => this.runCall(callId, toolName, args, options));
+    const running = withCallContext(this.callContext, () => this.runCall(callId, sequence, toolName, args, options));
     this.inFlight.add(running);
     void running.finally(() => this.inFlight.delete(running));
     return running;
   }
 
-  private async runCall(callId: string, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
+  private async runCall(callId: string, sequence: number, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
     const { emit } = this.wiring;
     if (this.deactivating || this.actor.getSnapshot().value !== 'active') {
       return this.audited(undefined, {
@@ -187,6 +189,7 @@ export class ActorHandle implements AsyncDisposable {
         parent: this.actor,
         inspected: this.wiring.inspected,
         systemId: `call:${callId}`,
+        id: callLabel(this.name, this.tenant, sequence, toolName),
       });
     } catch (cause) {
       // The call path ends every call with an outcome; this only catches a defect in it.
@@ -280,7 +283,8 @@ export class ActorHandle implements AsyncDisposable {
         this.actor.send({ type: 'actor.deactivate' });
         await this.settle(['inactive']);
       }
-      stopActor(this.actor);
+      // The runtime owns the actor's XState actor and stops it.
+      this.wiring.parent.send({ type: 'child.stop', child: this.actor } satisfies ChildStopEvent);
       await this.wiring.onDeactivated();
     })();
     return this.deactivating;
@@ -320,7 +324,8 @@ export class ActorHandle implements AsyncDisposable {
         sandboxRoot: workspace?.roots.root,
         projectRoot: workspace?.roots.logicalRoot,
         sandboxId: this.wiring.sandboxId,
-        parent: this.actor,
+        // Shared by reference among actors of one tenant and sandbox: the runtime owns it.
+        parent: this.wiring.parent,
         overrides: Object.fromEntries(
           Object.entries(config.tools)
             .filter(([name]) => name.startsWith(`${server}/`))
@@ -397,22 +402,11 @@ export class ActorHandle implements AsyncDisposable {
   }
 
   /** The first snapshot in one of `states` (or the last one, should the actor stop first). */
-  private settle(states: readonly string[]): Promise<ReturnType<typeof this.actor.getSnapshot>> {
-    return new Promise((resolve) => {
-      const check = (snapshot: ReturnType<typeof this.actor.getSnapshot>): boolean =>
-        states.includes(String(snapshot.value)) || snapshot.status !== 'active';
-      const current = this.actor.getSnapshot();
-      if (check(current)) return resolve(current);
-      const subscription = this.actor.subscribe({
-        next: (snapshot) => {
-          if (check(snapshot)) {
-            subscription.unsubscribe();
-            resolve(snapshot);
-          }
-        },
-        error: () => resolve(this.actor.getSnapshot()),
-        complete: () => resolve(this.actor.getSnapshot()),
-      });
-    });
+  private async settle(states: readonly string[]): Promise<ReturnType<typeof this.actor.getSnapshot>> {
+    try {
+      return await waitFor(this.actor, (snapshot) => states.includes(String(snapshot.value)) || snapshot.status !== 'active');
+    } catch {
+      return this.actor.getSnapshot();
+    }
   }
 }

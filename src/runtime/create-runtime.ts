@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
-import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { retireReaper } from '../actors/process-groups.js';
 import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
 import { closest } from '../config/suggest.js';
@@ -15,6 +15,9 @@ import type { DomainServer } from '../inprocess/define-server.js';
 import { runtimeMachine } from '../machines/runtime-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
+import { InspectorServer } from '../inspector/inspector-server.js';
+import { RUNTIME_LABEL } from '../inspector/actor-labels.js';
+import { inspectServerOptions, isInspectionObserver, openInspector, type InspectSetting } from '../inspector/open-inspector.js';
 import { Redactor, type ArgumentRedaction } from '../redaction/redactor.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
@@ -37,8 +40,13 @@ export interface RuntimeOptions {
   readonly tools?: readonly { readonly descriptor: ToolDescriptor; readonly handler: ToolHandler }[];
   /** Asked before an `execute` tool runs when the actor's policy is `ask`. */
   readonly approve?: ApprovalCallback;
-  /** Any XState inspection observer (e.g. `@statelyai/inspect`'s `inspector.inspect`). */
-  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Watch the supervision tree in the Stately inspector: `true` or `{ port }` runs an inspector
+   * server on 127.0.0.1 (its URL is printed once; `shutdown()` closes it and every viewer), or pass
+   * any XState inspection observer of your own (e.g. `@statelyai/inspect`'s `inspector.inspect`).
+   * What is inspected is redacted by the built-in server; an observer of your own sees it raw.
+   */
+  readonly inspect?: InspectSetting;
   /** Default deadline of a tool call (default 60 s). */
   readonly callTimeoutMs?: number;
   /** Where `${VAR}` references are read from (default `process.env`). */
@@ -97,6 +105,8 @@ export interface Runtime extends AsyncDisposable {
   readonly events$: Observable<RuntimeEvent>;
   /** Knows every secret of the configuration: pass anything you log or show through it. */
   readonly redactor: Redactor;
+  /** The built-in inspector server (its `url`, `wsUrl`, `port`), when created with `inspect: true | { port }`. */
+  readonly inspector: { readonly url: string; readonly wsUrl: string; readonly port: number } | undefined;
   /** The runtime's XState actor: the root of the supervision tree. */
   readonly actor: Actor<typeof runtimeMachine>;
   activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle>;
@@ -135,7 +145,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw redactor.redactError(error);
   }
   for (const server of Object.values(config.servers)) redactor.addServerConfig(server);
-  return new RuntimeImpl(config, options, domainServers, redactor);
+  const serverOptions = inspectServerOptions(options.inspect);
+  const inspector = serverOptions ? await openInspector(serverOptions, redactor) : undefined;
+  return new RuntimeImpl(config, options, domainServers, redactor, inspector);
 }
 
 interface SandboxEntry {
@@ -155,6 +167,7 @@ class RuntimeImpl implements Runtime {
   private readonly ownedSandboxes: Sandbox[] = [];
   private readonly activations = new Set<Promise<unknown>>();
   private actorSequence = 0;
+  private readonly inspected: boolean;
   private shuttingDown: Promise<void> | undefined;
 
   constructor(
@@ -163,12 +176,17 @@ class RuntimeImpl implements Runtime {
     private readonly domainServers: ReadonlyMap<string, DomainServer>,
     /** Every secret of this runtime's configuration; everything that leaves goes through it. */
     readonly redactor: Redactor,
+    /** The built-in inspector server, when `inspect: true | { port }`. */
+    readonly inspector: InspectorServer | undefined,
   ) {
+    const observer = inspector ? inspector.inspect : isInspectionObserver(options.inspect) ? options.inspect : undefined;
+    this.inspected = observer !== undefined;
     this.events$ = this.events.asObservable();
     this.pool = new ServerPool(redactor, { auth: options.auth, onElicit: options.onElicit, onSample: options.onSample });
     this.actor = createActor(runtimeMachine.provide({ actors: { shutDown: fromPromise(() => this.stopEverything()) } }), {
+      id: RUNTIME_LABEL,
       systemId: 'runtime',
-      ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(observer ? { inspect: observer } : {}),
     });
     this.actor.start();
     this.pool.onCreated((entry) => this.watchServer(entry));
@@ -212,7 +230,7 @@ class RuntimeImpl implements Runtime {
       workspace,
       sandboxId: sandboxEntry?.id,
       parent: this.actor,
-      inspected: this.options.inspect !== undefined,
+      inspected: this.inspected,
       approve: this.options.approve,
       emit: (event) => this.emit(event),
       redactor: this.redactor,
@@ -272,17 +290,12 @@ class RuntimeImpl implements Runtime {
   }
 
   shutdown(): Promise<void> {
-    if (!this.shuttingDown) {
-      this.shuttingDown = new Promise<void>((resolve) => {
-        const subscription = this.actor.subscribe((snapshot) => {
-          if (snapshot.status === 'done') {
-            subscription.unsubscribe();
-            resolve();
-          }
-        });
-        this.actor.send({ type: 'runtime.shutdown' });
-      });
-    }
+    this.shuttingDown ??= (async () => {
+      this.actor.send({ type: 'runtime.shutdown' });
+      await waitFor(this.actor, (snapshot) => snapshot.status === 'done');
+      // Last, so viewers see the tree wind down; then no socket keeps the host alive.
+      await this.inspector?.close();
+    })();
     return this.shuttingDown;
   }
 

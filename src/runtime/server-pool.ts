@@ -11,6 +11,7 @@ import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { Redactor } from '../redaction/redactor.js';
+import { serverLabel } from '../inspector/actor-labels.js';
 import { bindPlaceholders } from './placeholders.js';
 import { withSandbox } from '../actors/confinement/confinement-plan.js';
 import { forTenant, type RuntimeElicitHandler, type RuntimeSampleHandler } from '../actors/server-requests.js';
@@ -38,7 +39,7 @@ export interface AcquireOptions {
   /** The project the sandbox stands for (a confined server cannot read its `.env` files). */
   readonly projectRoot?: string | undefined;
   readonly sandboxId: string | undefined;
-  /** The actor that starts the server first; the server shows under it when inspected. */
+  /** The runtime's actor: it owns every server actor (they are shared), and stops each on `child.stop`. */
   readonly parent: AnyActorRef | undefined;
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
@@ -72,7 +73,7 @@ export class ServerPool {
     const placed = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
     const confine = placed.transport === 'stdio' ? withSandbox(placed.confine, options.sandboxRoot, options.projectRoot) : placed.confine;
     const bound = confine === undefined ? placed : { ...placed, confine };
-    const systemId = `server:${config.name}:${options.tenant}${options.sandboxId ? `:${options.sandboxId}` : ''}`;
+    const systemId = serverLabel(config.name, options.tenant, options.sandboxId);
     const provider = bound.transport !== 'stdio' && bound.url ? this.remote.auth?.({ name: bound.name, url: bound.url, tenant: options.tenant }) : undefined;
     const client = new McpClient(bound, {
       systemId,

@@ -237,7 +237,7 @@ describe('createRuntime', () => {
     await expectAllGone(pids, pids);
   });
 
-  it('shows the supervision tree to an inspector: runtime → actor → servers and calls', async () => {
+  it('shows the supervision tree to an inspector: runtime → actor → calls, runtime → shared servers', async () => {
     const inspection: InspectionEvent[] = [];
     const rt = await runtime({ inspect: (event) => inspection.push(event) });
     const actor = await rt.activate('assistant', { tenant: 'acme' });
@@ -251,8 +251,9 @@ describe('createRuntime', () => {
     const actorId = Object.keys(tree).find((id) => id.startsWith('actor:assistant:acme'))!;
     expect(tree.runtime).toBeUndefined();
     expect(tree[actorId]).toBe('runtime');
-    expect(tree['server:fixture:acme']).toBe(actorId);
-    expect(tree['server:memory:acme']).toBe(actorId);
+    // Server actors are shared by reference among the actors of a tenant: the runtime owns them.
+    expect(tree['server:fixture:acme']).toBe('runtime');
+    expect(tree['server:memory:acme']).toBe('runtime');
     const calls = Object.keys(tree).filter((id) => id.startsWith('call:'));
     expect(calls).toHaveLength(2);
     for (const call of calls) expect(tree[call]).toBe(actorId);
