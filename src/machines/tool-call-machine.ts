@@ -25,8 +25,8 @@ import {
   timeoutError,
   toolFailedError,
   waitedTooLongError,
-} from './tool-call-errors.js';
-import type { Authorization, CallOutcome, CallStatus, CommitReport, FileChange, RollbackReport, ToolCallInput } from './tool-call-io.js';
+} from '../tool-call/tool-call-errors.js';
+import type { Authorization, CallOutcome, CallStatus, CommitReport, FileChange, RollbackReport, ToolCallInput } from '../tool-call/tool-call-io.js';
 
 export interface ToolCallContext {
   readonly input: ToolCallInput;

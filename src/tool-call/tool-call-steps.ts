@@ -3,7 +3,7 @@
  * the fast path (`fast-tool-call.ts`) calls the very same functions in the same order, so the two
  * cannot drift apart in what a step does — and a differential test checks they agree on the flow.
  */
-import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from '../machines/tool-call-io.js';
+import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
