@@ -3,6 +3,7 @@
  * carry `source: 'mcp'`, `sourceMetadata.server` and `checkpointable: false` — an external side
  * effect cannot be undone transactionally.
  */
+import { ErrorCode } from '../errors/codes.js';
 import type { CapabilityProvenance, InferenceInput, ToolAnnotations, ToolCapability } from './capabilities.js';
 import type { JsonSchema } from './json-schema-validators.js';
 
@@ -46,13 +47,19 @@ export interface ToolResult {
   readonly durationMs: number;
 }
 
+/**
+ * Why a tool invocation failed. Where a kind is also a kind of the public error family it is
+ * spelled the same (`NOT_FOUND`, `REQUEST_TIMEOUT`, `CANCELLED`, `CONNECTION_LOST`: one vocabulary,
+ * see `errors/codes.ts`); the rest are finer kinds a call's `McpActorsError` carries in
+ * `details.errorCode`.
+ */
 export const ToolErrorCode = {
-  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+  NOT_FOUND: ErrorCode.NOT_FOUND,
   VALIDATION: 'VALIDATION',
-  TIMEOUT: 'TIMEOUT',
-  CANCELLED: 'CANCELLED',
+  REQUEST_TIMEOUT: ErrorCode.REQUEST_TIMEOUT,
+  CANCELLED: ErrorCode.CANCELLED,
   SERVER_ERROR: 'SERVER_ERROR',
-  CONNECTION_LOST: 'CONNECTION_LOST',
+  CONNECTION_LOST: ErrorCode.CONNECTION_LOST,
   OUTPUT_VALIDATION: 'OUTPUT_VALIDATION',
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];

@@ -96,8 +96,8 @@ describe('McpToolAdapter with the fixture server', () => {
     const a = adapter({ extra: { maxRestarts: 5 } });
     await a.connect();
     expect(await a.invoke('fail', { message: 'disk full' })).toMatchObject({ success: false, errorCode: 'SERVER_ERROR', error: 'server error: disk full' });
-    expect(await a.invoke('nope')).toMatchObject({ errorCode: 'TOOL_NOT_FOUND', error: 'tool "nope" not found on server "fixture"' });
-    expect((await a.invoke('hang', {}, { timeoutMs: 200 })).errorCode).toBe('TIMEOUT');
+    expect(await a.invoke('nope')).toMatchObject({ errorCode: 'NOT_FOUND', error: 'tool "nope" not found on server "fixture"' });
+    expect((await a.invoke('hang', {}, { timeoutMs: 200 })).errorCode).toBe('REQUEST_TIMEOUT');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     expect((await a.invoke('hang', {}, { signal: controller.signal })).errorCode).toBe('CANCELLED');
