@@ -19,7 +19,7 @@ import {
 } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
 import { NotJsonError, safeJsonCopy } from '../registry/safe-json.js';
-import type { InvokeOptions, ToolDescriptor, ToolErrorCode, ToolResult } from '../registry/tool-descriptor.js';
+import { VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolResult } from '../registry/tool-descriptor.js';
 import { compileToolFilter, type ToolFilter } from '../registry/tool-filter.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toMcpToolResult } from './tool-result.js';
@@ -159,8 +159,8 @@ export class McpToolAdapter {
       return fail('NOT_FOUND', `tool "${name}" not found on server "${this.server}"`);
     }
     if (tool.unusable) return fail('VALIDATION', `validation failed: ${tool.unusable}; the call was not sent`);
-    const input = compileSchema(tool.inputSchema);
-    if (input.ok && !input.validate(copy)) {
+    const input = options[VALIDATED_AGAINST] === tool.inputSchema ? undefined : compileSchema(tool.inputSchema);
+    if (input?.ok && !input.validate(copy)) {
       const violations = violationsOf(input.validate.errors);
       return fail('VALIDATION', `validation failed for "${name}": ${describeViolations(violations)}`, { violations });
     }

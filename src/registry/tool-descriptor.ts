@@ -64,7 +64,15 @@ export const ToolErrorCode = {
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
 
+/**
+ * Set by the call path on the options of a handler it runs, to the input schema it has already
+ * validated the arguments against, so a handler that would validate against the same schema
+ * need not do it twice. Internal: not exported from the package.
+ */
+export const VALIDATED_AGAINST: unique symbol = Symbol('mcp-actors.validatedAgainst');
+
 export interface InvokeOptions {
+  readonly [VALIDATED_AGAINST]?: JsonSchema;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** `_meta` sent with the call (e.g. the tenant id). */
