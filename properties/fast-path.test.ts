@@ -5,12 +5,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { executeToolCall } from '../src/calls/execute-tool-call.js';
-import type { ToolCallSteps } from '../src/calls/tool-call-steps.js';
-import { fastToolCall } from '../src/calls/fast-tool-call.js';
+import { executeToolCall } from '../src/tool-call/execute-tool-call.js';
+import type { ToolCallSteps } from '../src/tool-call/tool-call-steps.js';
+import { fastToolCall } from '../src/tool-call/fast-tool-call.js';
 import { ErrorCode } from '../src/errors/codes.js';
 import { McpActorsError } from '../src/errors/mcp-actors-error.js';
-import type { CallOutcome, ToolCallInput } from '../src/machines/tool-call-io.js';
+import type { CallOutcome, ToolCallInput } from '../src/tool-call/tool-call-io.js';
 import type { ToolResult } from '../src/registry/tool-descriptor.js';
 import { testTool } from '../test/support/descriptors.js';
 

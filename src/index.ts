@@ -62,9 +62,9 @@ export { SandboxPathRewriter, type SandboxPathRewriterConfig } from './sandbox/p
 export { CheckpointStore, type Checkpoint, type CheckpointStoreOptions } from './sandbox/checkpoint-store.js';
 export { ReadersWriterLock, type LockMode } from './sandbox/readers-writer-lock.js';
 export { toolCallMachine, type ToolCallContext, type ToolCallEvent } from './machines/tool-call-machine.js';
-export type { CallOutcome, CallStatus, FileChange, ToolCallInput, Authorization } from './machines/tool-call-io.js';
-export { runToolCall, type ToolCallRequest, type RunOptions } from './calls/run-tool-call.js';
-export type { ToolCallEnvironment } from './calls/tool-call-steps.js';
+export type { CallOutcome, CallStatus, FileChange, ToolCallInput, Authorization } from './tool-call/tool-call-io.js';
+export { runToolCall, type ToolCallRequest, type RunOptions } from './tool-call/run-tool-call.js';
+export type { ToolCallEnvironment } from './tool-call/tool-call-steps.js';
 export { actorMachine } from './machines/actor-machine.js';
 export { runtimeMachine } from './machines/runtime-machine.js';
 export { toMermaid } from './machines/to-mermaid.js';

@@ -4,7 +4,7 @@
  * before the call; every tool-level failure comes back as an `McpToolResult` with an `errorCode`,
  * never as a throw.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode as McpErrorCode, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient } from '../client/mcp-client.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -19,7 +19,7 @@ import {
 } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
 import { NotJsonError, safeJsonCopy } from '../registry/safe-json.js';
-import type { InvokeOptions, ToolDescriptor, ToolErrorCode, ToolResult } from '../registry/tool-descriptor.js';
+import { VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolResult } from '../registry/tool-descriptor.js';
 import { compileToolFilter, type ToolFilter } from '../registry/tool-filter.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toMcpToolResult } from './tool-result.js';
@@ -153,14 +153,14 @@ export class McpToolAdapter {
     try {
       tool = await this.lookup(name);
     } catch (error) {
-      return fail(errorCodeOf(error), messageOf(error));
+      return fail(toolErrorCodeOf(error), messageOf(error));
     }
     if (!tool) {
-      return fail('TOOL_NOT_FOUND', `tool "${name}" not found on server "${this.server}"`);
+      return fail('NOT_FOUND', `tool "${name}" not found on server "${this.server}"`);
     }
     if (tool.unusable) return fail('VALIDATION', `validation failed: ${tool.unusable}; the call was not sent`);
-    const input = compileSchema(tool.inputSchema);
-    if (input.ok && !input.validate(copy)) {
+    const input = options[VALIDATED_AGAINST] === tool.inputSchema ? undefined : compileSchema(tool.inputSchema);
+    if (input?.ok && !input.validate(copy)) {
       const violations = violationsOf(input.validate.errors);
       return fail('VALIDATION', `validation failed for "${name}": ${describeViolations(violations)}`, { violations });
     }
@@ -169,7 +169,7 @@ export class McpToolAdapter {
     try {
       answer = await this.client.callTool(name, copy, options);
     } catch (error) {
-      return fail(errorCodeOf(error), messageOf(error));
+      return fail(toolErrorCodeOf(error), messageOf(error));
     }
     return toMcpToolResult(answer, tool, performance.now() - started);
   }
@@ -311,15 +311,19 @@ export class McpToolAdapter {
   }
 }
 
-function errorCodeOf(error: unknown): ToolErrorCode {
+/**
+ * The kind of a failed request, from the error's structure (its code and the JSON-RPC code it
+ * carries), never from its message text.
+ */
+export function toolErrorCodeOf(error: unknown): ToolErrorCode {
   if (!isMcpActorsError(error)) return 'SERVER_ERROR';
   switch (error.code) {
     case ErrorCode.REQUEST_TIMEOUT:
-      return 'TIMEOUT';
     case ErrorCode.CANCELLED:
-      return 'CANCELLED';
+    case ErrorCode.NOT_FOUND:
+      return error.code;
     case ErrorCode.PROTOCOL_ERROR:
-      return /not found|unknown tool/i.test(error.message) ? 'TOOL_NOT_FOUND' : 'SERVER_ERROR';
+      return error.details.mcpCode === McpErrorCode.MethodNotFound ? 'NOT_FOUND' : 'SERVER_ERROR';
     default:
       return 'CONNECTION_LOST';
   }

@@ -5,7 +5,7 @@
  * `--apply` wrote. Exits 0 when the call committed, 1 otherwise.
  */
 import { isMcpActorsError } from '../errors/mcp-actors-error.js';
-import type { CallOutcome } from '../machines/tool-call-io.js';
+import type { CallOutcome } from '../tool-call/tool-call-io.js';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';
 import { withActorSession, type ActorSession } from './actor-session.js';

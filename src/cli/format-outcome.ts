@@ -2,7 +2,7 @@
  * How `agents call` shows a call's outcome: status and duration, checkpoint, changes, error and
  * note, then what the tool answered — and, with a sandbox, its diff and what was applied.
  */
-import type { CallOutcome, FileChange } from '../machines/tool-call-io.js';
+import type { CallOutcome, FileChange } from '../tool-call/tool-call-io.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import { formatDuration } from './text-table.js';
 

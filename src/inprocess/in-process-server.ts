@@ -278,7 +278,7 @@ export async function callDomainTool(
       case 'error':
         return failure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(outcome.error)}`);
       case 'timeout':
-        return failure(started, 'TIMEOUT', `tool "${prepared.label}" did not finish within ${timeoutMs} ms; its ctx.signal was aborted`);
+        return failure(started, 'REQUEST_TIMEOUT', `tool "${prepared.label}" did not finish within ${timeoutMs} ms; its ctx.signal was aborted`);
       case 'cancelled':
         return failure(started, 'CANCELLED', `call "${prepared.label}" was cancelled by the caller; its ctx.signal was aborted`);
       default:

@@ -25,8 +25,8 @@ import {
   timeoutError,
   toolFailedError,
   waitedTooLongError,
-} from './tool-call-errors.js';
-import type { Authorization, CallOutcome, CallStatus, CommitReport, FileChange, RollbackReport, ToolCallInput } from './tool-call-io.js';
+} from '../tool-call/tool-call-errors.js';
+import type { Authorization, CallOutcome, CallStatus, CommitReport, FileChange, RollbackReport, ToolCallInput } from '../tool-call/tool-call-io.js';
 
 export interface ToolCallContext {
   readonly input: ToolCallInput;
@@ -78,61 +78,62 @@ export const toolCallMachine = setup({
   },
   guards: {
     argsAreValid: ({ context }) => argsAreValid(context.input, context.args),
-    isAllowed: ({ event }) => (event as unknown as { output: Authorization }).output.allowed,
+    isAllowed: (_, params: { authorization: Authorization }) => params.authorization.allowed,
     isSandboxed: ({ context }) => context.input.sandboxed,
     mayWrite: ({ context }) => mayWrite(context.input),
-    resultSucceeded: ({ event }) => (event as unknown as { output: ToolResult }).output.success,
-    commitOk: ({ event }) => (event as unknown as { output: CommitReport }).output.ok,
+    resultSucceeded: (_, params: { result: ToolResult }) => params.result.success,
+    commitOk: (_, params: { report: CommitReport }) => params.report.ok,
     notSandboxed: ({ context }) => !context.input.sandboxed,
-    sandboxRestored: ({ event }) => (event as unknown as { output: RollbackReport }).output.restored,
+    sandboxRestored: (_, params: { report: RollbackReport }) => params.report.restored,
   },
   actions: {
     rejectInvalidArgs: assign(({ context }) => ({ status: 'rejected' as const, error: invalidArgsError(context.input, context.args) })),
-    rejectUnauthorized: assign(({ event, context }) => ({
+    rejectUnauthorized: assign(({ context }, params: { authorization: Authorization }) => ({
       status: 'rejected' as const,
-      error: deniedError(context.input, (event as unknown as { output: Authorization & { allowed: false } }).output),
+      error: params.authorization.allowed
+        ? authorizeFailedError(context.input, new Error('the permission check allowed the call and refused it'))
+        : deniedError(context.input, params.authorization),
     })),
-    rejectUnauthorizable: assign(({ event, context }) => ({
+    rejectUnauthorizable: assign(({ context }, params: { error: unknown }) => ({
       status: 'rejected' as const,
-      error: authorizeFailedError(context.input, (event as unknown as { error: unknown }).error),
+      error: authorizeFailedError(context.input, params.error),
     })),
-    rejectWith: assign(({ event }) => ({
+    rejectWith: assign((_, params: { error: unknown }) => ({
       status: 'rejected' as const,
-      error: asCallError((event as unknown as { error: unknown }).error, ErrorCode.SANDBOX_PATH, 'the call could not be prepared'),
+      error: asCallError(params.error, ErrorCode.SANDBOX_PATH, 'the call could not be prepared'),
     })),
-    failWith: assign(({ event }) => ({
+    failWith: assign((_, params: { error: unknown }) => ({
       status: 'failed' as const,
-      error: asCallError((event as unknown as { error: unknown }).error, ErrorCode.CHECKPOINT_FAILED, 'the call failed'),
+      error: asCallError(params.error, ErrorCode.CHECKPOINT_FAILED, 'the call failed'),
     })),
-    rememberArgs: assign({ args: ({ event }) => (event as unknown as { output: Record<string, unknown> }).output }),
-    rememberCheckpoint: assign({ checkpointId: ({ event }) => (event as unknown as { output: string }).output }),
-    rememberResult: assign({ result: ({ event }) => (event as unknown as { output: ToolResult }).output }),
-    recordToolFailure: assign(({ event, context }) => {
-      const result = (event as unknown as { output: ToolResult }).output;
-      return { result, error: toolFailedError(context.input, result) };
-    }),
-    recordInvokeError: assign(({ event, context }) => ({ error: threwError(context.input, (event as unknown as { error: unknown }).error) })),
+    rememberArgs: assign((_, params: { args: Readonly<Record<string, unknown>> }) => ({ args: params.args })),
+    rememberCheckpoint: assign((_, params: { checkpointId: string }) => ({ checkpointId: params.checkpointId })),
+    rememberResult: assign((_, params: { result: ToolResult }) => ({ result: params.result })),
+    recordToolFailure: assign(({ context }, params: { result: ToolResult }) => ({
+      result: params.result,
+      error: toolFailedError(context.input, params.result),
+    })),
+    recordInvokeError: assign(({ context }, params: { error: unknown }) => ({ error: threwError(context.input, params.error) })),
     recordTimeout: assign(({ context }) => ({ error: timeoutError(context.input) })),
     failWaitingForApproval: assign(({ context }) => ({ status: 'failed' as const, error: waitedTooLongError(context.input, 'approval') })),
     failWaitingForLock: assign(({ context }) => ({ status: 'failed' as const, error: waitedTooLongError(context.input, 'the sandbox lock') })),
     recordCancel: assign(({ event, context }) => ({
       error: cancelledError(context.input, event.type === 'call.cancel' ? event.reason : undefined),
     })),
-    recordCommit: assign(({ event }) => ({ changes: (event as unknown as { output: CommitReport }).output.changes })),
-    recordViolation: assign(({ event }) => {
-      const report = (event as unknown as { output: CommitReport & { ok: false } }).output;
-      return { error: report.violation, changes: report.changes };
-    }),
+    recordCommit: assign((_, params: { report: CommitReport }) => ({ changes: params.report.changes })),
+    recordViolation: assign((_, params: { report: CommitReport }) =>
+      params.report.ok ? { changes: params.report.changes } : { error: params.report.violation, changes: params.report.changes },
+    ),
     markCommitted: assign({ status: 'committed' as const, error: undefined }),
     markFailed: assign({ status: 'failed' as const }),
-    markRolledBack: assign(({ context, event }) => ({
+    markRolledBack: assign(({ context }, params: { report: RollbackReport }) => ({
       status: 'rolled-back' as const,
-      error: (event as unknown as { output: RollbackReport }).output.violation ?? context.error,
+      error: params.report.violation ?? context.error,
       note: rolledBackNote(context.input),
     })),
-    markRollbackFailed: assign(({ event, context }) => ({
+    markRollbackFailed: assign(({ context }, params: { error: unknown }) => ({
       status: 'failed' as const,
-      error: rollbackFailedError(context.input, (event as unknown as { error: unknown }).error, context.error),
+      error: rollbackFailedError(context.input, params.error, context.error),
     })),
   },
   delays: {
@@ -159,8 +160,11 @@ export const toolCallMachine = setup({
       invoke: {
         src: 'authorizeCall',
         input: ({ context }) => context.input,
-        onDone: [{ guard: 'isAllowed', target: 'locked' }, { target: 'done', actions: 'rejectUnauthorized' }],
-        onError: { target: 'done', actions: 'rejectUnauthorizable' },
+        onDone: [
+          { guard: { type: 'isAllowed', params: ({ event }) => ({ authorization: event.output }) }, target: 'locked' },
+          { target: 'done', actions: { type: 'rejectUnauthorized', params: ({ event }) => ({ authorization: event.output }) } },
+        ],
+        onError: { target: 'done', actions: { type: 'rejectUnauthorizable', params: ({ event }) => ({ error: event.error }) } },
       },
       on: { 'call.cancel': { target: 'done', actions: ['recordCancel', 'markFailed'] } },
       after: { callTimeout: { target: 'done', actions: 'failWaitingForApproval' } },
@@ -172,7 +176,7 @@ export const toolCallMachine = setup({
         acquiring: {
           on: {
             'lock.acquired': [{ guard: 'isSandboxed', target: 'rewritingPaths' }, { target: 'invoking' }],
-            'lock.failed': { target: '#toolCall.done', actions: 'failWith' },
+            'lock.failed': { target: '#toolCall.done', actions: { type: 'failWith', params: ({ event }) => ({ error: event.error }) } },
             'call.cancel': { target: '#toolCall.done', actions: ['recordCancel', 'markFailed'] },
           },
           after: { callTimeout: { target: '#toolCall.done', actions: 'failWaitingForLock' } },
@@ -181,16 +185,19 @@ export const toolCallMachine = setup({
           invoke: {
             src: 'rewriteArgs',
             input: ({ context }) => ({ input: context.input, args: context.args }),
-            onDone: [{ guard: 'mayWrite', target: 'checkpointing', actions: 'rememberArgs' }, { target: 'invoking', actions: 'rememberArgs' }],
-            onError: { target: '#toolCall.done', actions: 'rejectWith' },
+            onDone: [
+              { guard: 'mayWrite', target: 'checkpointing', actions: { type: 'rememberArgs', params: ({ event }) => ({ args: event.output }) } },
+              { target: 'invoking', actions: { type: 'rememberArgs', params: ({ event }) => ({ args: event.output }) } },
+            ],
+            onError: { target: '#toolCall.done', actions: { type: 'rejectWith', params: ({ event }) => ({ error: event.error }) } },
           },
         },
         checkpointing: {
           invoke: {
             src: 'takeCheckpoint',
             input: ({ context }) => ({ input: context.input }),
-            onDone: { target: 'invoking', actions: 'rememberCheckpoint' },
-            onError: { target: '#toolCall.done', actions: 'failWith' },
+            onDone: { target: 'invoking', actions: { type: 'rememberCheckpoint', params: ({ event }) => ({ checkpointId: event.output }) } },
+            onError: { target: '#toolCall.done', actions: { type: 'failWith', params: ({ event }) => ({ error: event.error }) } },
           },
         },
         invoking: {
@@ -198,10 +205,14 @@ export const toolCallMachine = setup({
             src: 'invokeTool',
             input: ({ context }) => ({ input: context.input, args: context.args }),
             onDone: [
-              { guard: 'resultSucceeded', target: 'rewritingResult', actions: 'rememberResult' },
-              { target: 'rollingBack', actions: 'recordToolFailure' },
+              {
+                guard: { type: 'resultSucceeded', params: ({ event }) => ({ result: event.output }) },
+                target: 'rewritingResult',
+                actions: { type: 'rememberResult', params: ({ event }) => ({ result: event.output }) },
+              },
+              { target: 'rollingBack', actions: { type: 'recordToolFailure', params: ({ event }) => ({ result: event.output }) } },
             ],
-            onError: { target: 'rollingBack', actions: 'recordInvokeError' },
+            onError: { target: 'rollingBack', actions: { type: 'recordInvokeError', params: ({ event }) => ({ error: event.error }) } },
           },
           after: { callTimeout: { target: 'rollingBack', actions: 'recordTimeout' } },
           on: { 'call.cancel': { target: 'rollingBack', actions: 'recordCancel' } },
@@ -210,8 +221,8 @@ export const toolCallMachine = setup({
           invoke: {
             src: 'rewriteResult',
             input: ({ context }) => ({ input: context.input, result: context.result! }),
-            onDone: { target: 'committing', actions: 'rememberResult' },
-            onError: { target: 'rollingBack', actions: 'recordInvokeError' },
+            onDone: { target: 'committing', actions: { type: 'rememberResult', params: ({ event }) => ({ result: event.output }) } },
+            onError: { target: 'rollingBack', actions: { type: 'recordInvokeError', params: ({ event }) => ({ error: event.error }) } },
           },
         },
         committing: {
@@ -219,10 +230,14 @@ export const toolCallMachine = setup({
             src: 'commitCall',
             input: ({ context }) => ({ input: context.input, checkpointId: context.checkpointId }),
             onDone: [
-              { guard: 'commitOk', target: '#toolCall.done', actions: ['recordCommit', 'markCommitted'] },
-              { target: 'rollingBack', actions: 'recordViolation' },
+              {
+                guard: { type: 'commitOk', params: ({ event }) => ({ report: event.output }) },
+                target: '#toolCall.done',
+                actions: [{ type: 'recordCommit', params: ({ event }) => ({ report: event.output }) }, 'markCommitted'],
+              },
+              { target: 'rollingBack', actions: { type: 'recordViolation', params: ({ event }) => ({ report: event.output }) } },
             ],
-            onError: { target: 'rollingBack', actions: 'recordInvokeError' },
+            onError: { target: 'rollingBack', actions: { type: 'recordInvokeError', params: ({ event }) => ({ error: event.error }) } },
           },
         },
         rollingBack: {
@@ -231,10 +246,14 @@ export const toolCallMachine = setup({
             src: 'rollbackCall',
             input: ({ context }) => ({ input: context.input, checkpointId: context.checkpointId }),
             onDone: [
-              { guard: 'sandboxRestored', target: '#toolCall.done', actions: 'markRolledBack' },
+              {
+                guard: { type: 'sandboxRestored', params: ({ event }) => ({ report: event.output }) },
+                target: '#toolCall.done',
+                actions: { type: 'markRolledBack', params: ({ event }) => ({ report: event.output }) },
+              },
               { target: '#toolCall.done', actions: 'markFailed' },
             ],
-            onError: { target: '#toolCall.done', actions: 'markRollbackFailed' },
+            onError: { target: '#toolCall.done', actions: { type: 'markRollbackFailed', params: ({ event }) => ({ error: event.error }) } },
           },
         },
       },

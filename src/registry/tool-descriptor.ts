@@ -3,6 +3,7 @@
  * carry `source: 'mcp'`, `sourceMetadata.server` and `checkpointable: false` — an external side
  * effect cannot be undone transactionally.
  */
+import { ErrorCode } from '../errors/codes.js';
 import type { CapabilityProvenance, InferenceInput, ToolAnnotations, ToolCapability } from './capabilities.js';
 import type { JsonSchema } from './json-schema-validators.js';
 
@@ -46,13 +47,19 @@ export interface ToolResult {
   readonly durationMs: number;
 }
 
+/**
+ * Why a tool invocation failed. Where a kind is also a kind of the public error family it is
+ * spelled the same (`NOT_FOUND`, `REQUEST_TIMEOUT`, `CANCELLED`, `CONNECTION_LOST`: one vocabulary,
+ * see `errors/codes.ts`); the rest are finer kinds a call's `McpActorsError` carries in
+ * `details.errorCode`.
+ */
 export const ToolErrorCode = {
-  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+  NOT_FOUND: ErrorCode.NOT_FOUND,
   VALIDATION: 'VALIDATION',
-  TIMEOUT: 'TIMEOUT',
-  CANCELLED: 'CANCELLED',
+  REQUEST_TIMEOUT: ErrorCode.REQUEST_TIMEOUT,
+  CANCELLED: ErrorCode.CANCELLED,
   SERVER_ERROR: 'SERVER_ERROR',
-  CONNECTION_LOST: 'CONNECTION_LOST',
+  CONNECTION_LOST: ErrorCode.CONNECTION_LOST,
   OUTPUT_VALIDATION: 'OUTPUT_VALIDATION',
   /** A served domain server refused the call by its category rules (restricted without scope, execute policy). */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
@@ -61,7 +68,15 @@ export const ToolErrorCode = {
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
 
+/**
+ * Set by the call path on the options of a handler it runs, to the input schema it has already
+ * validated the arguments against, so a handler that would validate against the same schema
+ * need not do it twice. Internal: not exported from the package.
+ */
+export const VALIDATED_AGAINST: unique symbol = Symbol('mcp-actors.validatedAgainst');
+
 export interface InvokeOptions {
+  readonly [VALIDATED_AGAINST]?: JsonSchema;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** `_meta` sent with the call (e.g. the tenant id). */

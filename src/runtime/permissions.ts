@@ -7,7 +7,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
 import { categoryOfCapability, isToolCategory } from '../inprocess/tool-category.js';
-import type { Authorization, ToolCallInput } from '../machines/tool-call-io.js';
+import type { Authorization, ToolCallInput } from '../tool-call/tool-call-io.js';
 import type { ToolDescriptor } from '../registry/tool-descriptor.js';
 
 export type ExecutePolicy = 'allow' | 'ask' | 'deny';

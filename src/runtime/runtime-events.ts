@@ -1,9 +1,9 @@
 /** The typed events a runtime publishes on `events$`: the supervision tree and the audit trail. */
-import type { FileChange } from '../machines/tool-call-io.js';
+import type { FileChange } from '../tool-call/tool-call-io.js';
 import type { ServerState } from '../machines/server-states.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
 import type { LogLevel } from '../inprocess/define-tool.js';
-import type { CallStatus } from '../machines/tool-call-io.js';
+import type { CallStatus } from '../tool-call/tool-call-io.js';
 
 export type RuntimeEvent =
   | { readonly type: 'runtime.error'; readonly message: string; readonly code: string | undefined }

@@ -11,7 +11,7 @@
  */
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { CommitReport, FileChange, RollbackReport } from '../machines/tool-call-io.js';
+import type { CommitReport, FileChange, RollbackReport } from '../tool-call/tool-call-io.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { escapingLinks, sandboxEscapeError } from './escape-links.js';
 import { SandboxPathRewriter } from './path-rewriter.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
+import { VALIDATED_AGAINST } from '../../src/registry/tool-descriptor.js';
 import { ToolRegistry, type ToolRegistryChange } from '../../src/registry/tool-registry.js';
 import { fixtureServerConfig, type FixtureOptions } from '../../src/testing/fixture.js';
 import { referenceServerConfig } from '../../src/testing/reference-servers.js';
@@ -83,6 +84,20 @@ describe('McpToolAdapter with the fixture server', () => {
     expect((await a.invoke('echo', { message: 'others still work' })).success).toBe(true);
   });
 
+  it('validates the arguments once: not again when the call path already did against the same schema', async () => {
+    const a = adapter();
+    await a.connect();
+    const echo = (await a.discoverTools()).find((tool) => tool.name === 'echo')!;
+    // Called directly (or with another schema), the adapter validates: the call is never sent.
+    expect(await a.invoke('echo', { message: 5 })).toMatchObject({ errorCode: 'VALIDATION' });
+    expect(await a.invoke('echo', { message: 5 }, { [VALIDATED_AGAINST]: { ...echo.inputSchema } })).toMatchObject({ errorCode: 'VALIDATION' });
+    // Told that these arguments were checked against this very schema, it sends them as they are
+    // (here the fixture's own check answers, which shows the call went out).
+    const sent = await a.invoke('echo', { message: 5 }, { [VALIDATED_AGAINST]: echo.inputSchema });
+    expect(sent).toMatchObject({ success: false, errorCode: 'SERVER_ERROR' });
+    expect(sent.error).toContain('message must be a string');
+  });
+
   it('checks structured content against the output schema', async () => {
     const a = adapter();
     await a.connect();
@@ -96,8 +111,8 @@ describe('McpToolAdapter with the fixture server', () => {
     const a = adapter({ extra: { maxRestarts: 5 } });
     await a.connect();
     expect(await a.invoke('fail', { message: 'disk full' })).toMatchObject({ success: false, errorCode: 'SERVER_ERROR', error: 'server error: disk full' });
-    expect(await a.invoke('nope')).toMatchObject({ errorCode: 'TOOL_NOT_FOUND', error: 'tool "nope" not found on server "fixture"' });
-    expect((await a.invoke('hang', {}, { timeoutMs: 200 })).errorCode).toBe('TIMEOUT');
+    expect(await a.invoke('nope')).toMatchObject({ errorCode: 'NOT_FOUND', error: 'tool "nope" not found on server "fixture"' });
+    expect((await a.invoke('hang', {}, { timeoutMs: 200 })).errorCode).toBe('REQUEST_TIMEOUT');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     expect((await a.invoke('hang', {}, { signal: controller.signal })).errorCode).toBe('CANCELLED');

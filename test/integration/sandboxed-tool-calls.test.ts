@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
-import { runToolCall } from '../../src/calls/run-tool-call.js';
+import { runToolCall } from '../../src/tool-call/run-tool-call.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
 import { SandboxWorkspace } from '../../src/sandbox/sandbox-workspace.js';

@@ -5,7 +5,7 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { ErrorCode } from '../../src/errors/codes.js';
 import { McpActorsError } from '../../src/errors/mcp-actors-error.js';
-import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from '../../src/machines/tool-call-io.js';
+import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from '../../src/tool-call/tool-call-io.js';
 import type { ToolCallEvent } from '../../src/machines/tool-call-machine.js';
 import type { ToolResult } from '../../src/registry/tool-descriptor.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatOutcome, outcomeJson, resultText } from '../../../src/cli/format-outcome.js';
 import { McpActorsError } from '../../../src/errors/mcp-actors-error.js';
-import type { CallOutcome } from '../../../src/machines/tool-call-io.js';
+import type { CallOutcome } from '../../../src/tool-call/tool-call-io.js';
 import type { ToolResult } from '../../../src/registry/tool-descriptor.js';
 
 function result(content: Record<string, unknown>[], extra: Partial<ToolResult> = {}): ToolResult {

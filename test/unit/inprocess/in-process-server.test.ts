@@ -297,7 +297,7 @@ describe('timeouts and cancellation', () => {
       return new Promise(() => undefined);
     });
     const result = await probe({}, { timeoutMs: 20 });
-    expect(result).toMatchObject({ success: false, errorCode: 'TIMEOUT' });
+    expect(result).toMatchObject({ success: false, errorCode: 'REQUEST_TIMEOUT' });
     expect(result.error).toContain('did not finish within 20 ms');
     expect(signal?.aborted).toBe(true);
     expect((signal?.reason as DOMException).name).toBe('TimeoutError');
@@ -309,7 +309,7 @@ describe('timeouts and cancellation', () => {
       late = new Promise((resolve) => setTimeout(() => resolve(ctx.signal.aborted), 40));
       return late.then(() => ({}));
     });
-    expect((await probe({}, { timeoutMs: 10 })).errorCode).toBe('TIMEOUT');
+    expect((await probe({}, { timeoutMs: 10 })).errorCode).toBe('REQUEST_TIMEOUT');
     expect(await late).toBe(true);
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { CapabilityOverrides } from '../../../src/registry/capabilities.js';
 import type { ToolDescriptor } from '../../../src/registry/tool-descriptor.js';
 import { toolCallMachine } from '../../../src/machines/tool-call-machine.js';
-import type { CallOutcome } from '../../../src/machines/tool-call-io.js';
+import type { CallOutcome } from '../../../src/tool-call/tool-call-io.js';
 import { testTool } from '../../support/descriptors.js';
 import { scriptedActors, type Script } from '../../support/fake-tool-call-actors.js';
 

@@ -1,6 +1,6 @@
 /** The tool-call machine's actors, each a thin wrapper over one of the plain call steps. */
 import { fromCallback, fromPromise } from 'xstate';
-import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from '../machines/tool-call-io.js';
+import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
 import type { ToolCallEvent } from '../machines/tool-call-machine.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolCallSteps } from './tool-call-steps.js';

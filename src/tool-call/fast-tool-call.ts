@@ -19,8 +19,8 @@ import {
   threwError,
   timeoutError,
   toolFailedError,
-} from '../machines/tool-call-errors.js';
-import type { Authorization, CallOutcome, CallStatus, FileChange, ToolCallInput } from '../machines/tool-call-io.js';
+} from './tool-call-errors.js';
+import type { Authorization, CallOutcome, CallStatus, FileChange, ToolCallInput } from './tool-call-io.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
 

@@ -4,7 +4,7 @@
  * same steps.
  */
 import { createActor, toPromise, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
-import type { CallOutcome, ToolCallInput } from '../machines/tool-call-io.js';
+import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import { toolCallMachine } from '../machines/tool-call-machine.js';
 import { canTakeFastPath, fastToolCall } from './fast-tool-call.js';
 import { toolCallActors } from './tool-call-actors.js';

@@ -3,8 +3,8 @@
  * the fast path (`fast-tool-call.ts`) calls the very same functions in the same order, so the two
  * cannot drift apart in what a step does — and a differential test checks they agree on the flow.
  */
-import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from '../machines/tool-call-io.js';
-import type { ToolResult } from '../registry/tool-descriptor.js';
+import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
+import { VALIDATED_AGAINST, type ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 
@@ -49,6 +49,8 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
     invoke: (input, args, signal) => {
       const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, {
+        // The validating step checked these arguments against this very schema: once is enough.
+        [VALIDATED_AGAINST]: input.tool.inputSchema,
         timeoutMs: input.timeoutMs,
         ...(signal ? { signal } : {}),
         ...(input.meta ? { meta: input.meta } : {}),

@@ -5,7 +5,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { compileSchema, describeViolations, violationsOf } from '../registry/json-schema-validators.js';
-import type { ToolResult } from '../registry/tool-descriptor.js';
+import type { ToolErrorCode, ToolResult } from '../registry/tool-descriptor.js';
 import type { Authorization, ToolCallInput } from './tool-call-io.js';
 
 export function argsAreValid(input: ToolCallInput, args: Readonly<Record<string, unknown>>): boolean {
@@ -33,11 +33,28 @@ export function asCallError(error: unknown, code: ErrorCode, message: string): M
   return isMcpActorsError(error) ? error : new McpActorsError(code, `${message}: ${messageOf(error)}`, { cause: error });
 }
 
+/**
+ * A tool's failure at the public boundary: a kind the error family has (a timeout, a cancel, a
+ * lost connection, an unknown tool, bad arguments) keeps that code whichever layer saw it; any
+ * other is TOOL_FAILED. The tool's own kind is always in `details.errorCode`.
+ */
 export function toolFailedError(input: ToolCallInput, result: ToolResult): McpActorsError {
-  return new McpActorsError(ErrorCode.TOOL_FAILED, `"${input.tool.name}" failed (${result.errorCode}): ${result.error}`, {
+  return new McpActorsError(PUBLIC_CODE[result.errorCode ?? 'SERVER_ERROR'], `"${input.tool.name}" failed (${result.errorCode}): ${result.error}`, {
     details: { tool: input.tool.name, errorCode: result.errorCode },
   });
 }
+
+const PUBLIC_CODE: Readonly<Record<ToolErrorCode, ErrorCode>> = {
+  NOT_FOUND: ErrorCode.NOT_FOUND,
+  VALIDATION: ErrorCode.INVALID_ARGUMENT,
+  REQUEST_TIMEOUT: ErrorCode.REQUEST_TIMEOUT,
+  CANCELLED: ErrorCode.CANCELLED,
+  SERVER_ERROR: ErrorCode.TOOL_FAILED,
+  CONNECTION_LOST: ErrorCode.CONNECTION_LOST,
+  OUTPUT_VALIDATION: ErrorCode.TOOL_FAILED,
+  PERMISSION_DENIED: ErrorCode.PERMISSION_DENIED,
+  TENANT_MISMATCH: ErrorCode.TENANT_MISMATCH,
+};
 
 export function threwError(input: ToolCallInput, error: unknown): McpActorsError {
   return asCallError(error, ErrorCode.TOOL_FAILED, `"${input.tool.name}" threw`);

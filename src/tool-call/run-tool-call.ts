@@ -7,7 +7,7 @@ import type { InspectionEvent, Observer } from 'xstate';
 import { closest } from '../config/suggest.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { CallOutcome, ToolCallInput } from '../machines/tool-call-io.js';
+import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import { executeToolCall } from './execute-tool-call.js';
 import { toolCallSteps, type ToolCallEnvironment } from './tool-call-steps.js';
 

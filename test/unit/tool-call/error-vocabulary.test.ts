@@ -1,0 +1,48 @@
+import { ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { toolErrorCodeOf } from '../../../src/adapter/mcp-tool-adapter.js';
+import { ErrorCode } from '../../../src/errors/codes.js';
+import { McpActorsError } from '../../../src/errors/mcp-actors-error.js';
+import { ToolErrorCode, type ToolResult } from '../../../src/registry/tool-descriptor.js';
+import { toolFailedError } from '../../../src/tool-call/tool-call-errors.js';
+import type { ToolCallInput } from '../../../src/tool-call/tool-call-io.js';
+import { testTool } from '../../support/descriptors.js';
+
+const input = (): ToolCallInput => ({
+  callId: 'c1',
+  tool: testTool('echo'),
+  args: {},
+  timeoutMs: 1_000,
+  sandboxed: false,
+  startedAt: Date.now(),
+});
+const failed = (errorCode: ToolErrorCode): ToolResult => ({ success: false, content: [], data: undefined, error: 'it failed', errorCode, durationMs: 1 });
+
+describe('one error vocabulary', () => {
+  it('spells every tool failure kind the error family also has exactly as ErrorCode does', () => {
+    const family = new Set<string>(Object.values(ErrorCode));
+    expect(Object.values(ToolErrorCode).filter((code) => family.has(code)).sort()).toEqual(['CANCELLED', 'CONNECTION_LOST', 'NOT_FOUND', 'REQUEST_TIMEOUT']);
+    expect(Object.values(ToolErrorCode)).not.toContain('TIMEOUT');
+    expect(Object.values(ToolErrorCode)).not.toContain('TOOL_NOT_FOUND');
+  });
+
+  it('keeps the family code of a tool failure at the public boundary, with the finer kind in details', () => {
+    expect(toolFailedError(input(), failed('REQUEST_TIMEOUT'))).toMatchObject({ code: 'REQUEST_TIMEOUT', details: { errorCode: 'REQUEST_TIMEOUT' } });
+    expect(toolFailedError(input(), failed('CONNECTION_LOST'))).toMatchObject({ code: 'CONNECTION_LOST' });
+    expect(toolFailedError(input(), failed('NOT_FOUND'))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(toolFailedError(input(), failed('CANCELLED'))).toMatchObject({ code: 'CANCELLED' });
+    expect(toolFailedError(input(), failed('VALIDATION'))).toMatchObject({ code: 'INVALID_ARGUMENT', details: { errorCode: 'VALIDATION' } });
+    expect(toolFailedError(input(), failed('SERVER_ERROR'))).toMatchObject({ code: 'TOOL_FAILED', details: { errorCode: 'SERVER_ERROR' } });
+    expect(toolFailedError(input(), failed('OUTPUT_VALIDATION'))).toMatchObject({ code: 'TOOL_FAILED', details: { errorCode: 'OUTPUT_VALIDATION' } });
+  });
+
+  it('tells a failed request’s kind from its structure, never from its message', () => {
+    const protocol = (mcpCode: number, message: string) => new McpActorsError(ErrorCode.PROTOCOL_ERROR, message, { details: { mcpCode } });
+    expect(toolErrorCodeOf(protocol(McpErrorCode.InternalError, 'tool not found; unknown tool'))).toBe('SERVER_ERROR');
+    expect(toolErrorCodeOf(protocol(McpErrorCode.MethodNotFound, 'no such method'))).toBe('NOT_FOUND');
+    expect(toolErrorCodeOf(new McpActorsError(ErrorCode.REQUEST_TIMEOUT, 'slow'))).toBe('REQUEST_TIMEOUT');
+    expect(toolErrorCodeOf(new McpActorsError(ErrorCode.CANCELLED, 'stop'))).toBe('CANCELLED');
+    expect(toolErrorCodeOf(new McpActorsError(ErrorCode.SERVER_CRASHED, 'gone'))).toBe('CONNECTION_LOST');
+    expect(toolErrorCodeOf(new Error('not found'))).toBe('SERVER_ERROR');
+  });
+});
