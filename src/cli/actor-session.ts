@@ -56,6 +56,7 @@ export async function withActorSession(
   const runtime = await createRuntime({
     file: configFile(context),
     env: io.env,
+    ...(flags.inspect ? { inspect: { print: (line: string) => void io.stderr.write(`${line}\n`) } } : {}),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
   });
   let signalled: number | undefined;

@@ -43,6 +43,10 @@ export const GLOBAL_FLAGS = {
 /** Only without a command: `agents --version`. */
 export const VERSION_FLAG = { version: { type: 'boolean', short: 'V', description: 'print the version' } } as const satisfies Record<string, FlagSpec>;
 
+const inspect: FlagSpec = {
+  type: 'boolean',
+  description: 'watch the supervision tree in the Stately inspector (a server on 127.0.0.1; the URL is printed)',
+};
 const tenant: FlagSpec = {
   type: 'string',
   short: 't',
@@ -61,10 +65,10 @@ export const COMMAND_SPECS = {
     name: 'demo',
     summary: 'a narrated tour of supervision and the sandboxed runtime (what npm start runs)',
     positionals: [],
-    flags: {},
+    flags: { inspect },
     requiredFlags: [],
     details: ['Needs no agents.yaml; ends by itself in under a minute and leaves no process behind.'],
-    examples: ['agents demo'],
+    examples: ['agents demo', 'agents demo --inspect'],
   },
   validate: {
     name: 'validate',
@@ -252,7 +256,7 @@ export const COMMAND_SPECS = {
     name: 'status',
     summary: "start an actor's servers and show their state (once, or live with --watch)",
     positionals: [{ name: 'actor', required: true, description: 'an actor of agents.yaml' }],
-    flags: { tenant, sandbox, watch: { type: 'boolean', short: 'w', description: 'keep the servers up and show their state live until Ctrl+C' } },
+    flags: { tenant, sandbox, inspect, watch: { type: 'boolean', short: 'w', description: 'keep the servers up and show their state live until Ctrl+C' } },
     requiredFlags: [],
     details: [
       'Shows state, pid, uptime, restarts, next restart, calls in flight, last error and last stderr line of each server.',
@@ -265,7 +269,7 @@ export const COMMAND_SPECS = {
     name: 'up',
     summary: "start an actor's servers and watch them live (agents status --watch)",
     positionals: [{ name: 'actor', required: true, description: 'an actor of agents.yaml' }],
-    flags: { tenant, sandbox },
+    flags: { tenant, sandbox, inspect },
     requiredFlags: [],
     details: ['The same as agents status <actor> --watch. Ctrl+C stops every server it started and exits 130.'],
     examples: ['agents up tester --file examples/agents.yaml'],

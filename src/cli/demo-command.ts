@@ -34,7 +34,7 @@ export async function demoCommand(context: CommandContext): Promise<number> {
   const say: Say = (text) => void io.stdout.write(`  ${text}\n`);
   const started = Date.now();
   await supervision(heading, say, colour.state);
-  await runtimeTour(heading, say);
+  await runtimeTour(heading, say, context.flags.inspect);
   heading(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s; no process left. Next: README.md, "Embedding".`);
   return ExitCode.OK;
 }
@@ -107,7 +107,7 @@ function filesystemServer(): string | undefined {
   }
 }
 
-async function runtimeTour(heading: (text: string) => void, say: Say): Promise<void> {
+async function runtimeTour(heading: (text: string) => void, say: Say, inspect: boolean): Promise<void> {
   heading('6. The runtime: an actor in a sandbox of a throwaway project, two tenants, a rollback.');
   const filesystem = filesystemServer();
   if (filesystem === undefined) {
@@ -142,6 +142,7 @@ async function runtimeTour(heading: (text: string) => void, say: Say): Promise<v
       actors: { editor: { skills: ['editing'], permissions: { execute: 'ask' } } },
     },
     domainServers: [clock],
+    ...(inspect ? { inspect: { print: (line: string) => say(`${line} (the runtime's tree, live; it closes when the demo ends)`) } } : {}),
     approve: ({ tool, destructive }) => {
       say(`approval asked for ${tool.name} (destructive: ${destructive}) — granted`);
       return true;

@@ -32,6 +32,7 @@ export interface CliFlags {
   readonly timeoutMs: number | undefined;
   readonly yes: boolean;
   readonly watch: boolean;
+  readonly inspect: boolean;
   /** The flags of the editing commands by name (`arg`, `env`, `force`…): a string, a list for repeatable ones, or true. */
   readonly options: Readonly<Record<string, string | boolean | readonly string[]>>;
 }
@@ -142,6 +143,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     timeoutMs: timeoutValue(values['timeout-ms']),
     yes: values.yes === true,
     watch: values.watch === true,
+    inspect: values.inspect === true,
     options: Object.freeze({ ...values }),
   };
   if (flags.apply && flags.sandbox === undefined) {

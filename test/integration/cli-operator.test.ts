@@ -36,7 +36,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function agents(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir, timeout: 30_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir, timeout: 80_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -50,6 +50,14 @@ describe('agents, in operator words', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('actor helper for tenant local: every server is running');
   });
+
+  it('agents demo --inspect narrates the tour with the inspector on, prints its URL once and exits 0 by itself', async () => {
+    const result = await agents(['demo', '--inspect']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.match(/Stately inspector: http:\/\/127\.0\.0\.1:\d+/g)).toHaveLength(1);
+    expect(result.stdout).toContain('a path out of the sandbox → rejected (SANDBOX_PATH)');
+    expect(result.stdout).toMatch(/Done in [\d.]+ s; no process left/);
+  }, 90_000);
 
   it('stops waiting when a start fails twice with the same error, and says what to fix in agents.yaml', async () => {
     const result = await agents(['status', 'stuck']);
