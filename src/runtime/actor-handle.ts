@@ -98,6 +98,9 @@ export class ActorHandle implements AsyncDisposable {
       policy: wiring.spec.permissions,
       tenantArgumentNames: new Set([...DEFAULT_TENANT_ARGUMENT_NAMES, tenantKey].map((n) => n.toLowerCase())),
       approve: wiring.approve,
+      // Approval is asked only once the paths are known to stay in the sandbox (the rewrite under
+      // the lock still decides; this one only spares the person a question with a known answer).
+      beforeApproval: wiring.workspace ? async (call) => wiring.workspace!.rewriter.rewriteArgs({ ...call.args }, call.tool.inputSchema) : undefined,
     });
     this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: this.authorize });
     this.actor = createActor(

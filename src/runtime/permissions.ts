@@ -42,6 +42,11 @@ export interface PolicyContext {
   readonly policy: PermissionPolicy;
   readonly tenantArgumentNames: ReadonlySet<string>;
   readonly approve: ApprovalCallback | undefined;
+  /**
+   * Checks that must pass before a person is asked (the sandbox's path checks): a call that would
+   * be refused anyway is refused without asking. Rejects with the refusal.
+   */
+  readonly beforeApproval?: ((call: ToolCallInput) => unknown) | undefined;
 }
 
 const ALLOWED: Authorization = { allowed: true };
@@ -81,9 +86,11 @@ export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => 
         reason: 'execute tools need approval and the host gave no approval callback (createRuntime({ approve }))',
       };
     }
-    return Promise.resolve(
-      approve({ actor: context.actor, tenant: context.tenant, tool: call.tool, category, destructive: call.tool.capabilities.destructive, args: call.args }),
-    ).then((approved) =>
+    return Promise.resolve(context.beforeApproval?.(call))
+      .then(() =>
+        approve({ actor: context.actor, tenant: context.tenant, tool: call.tool, category, destructive: call.tool.capabilities.destructive, args: call.args }),
+      )
+      .then((approved) =>
       approved ? ALLOWED : { allowed: false, rule: 'permissions.execute: ask', reason: 'the host did not approve the call' },
     );
   };
