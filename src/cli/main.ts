@@ -12,6 +12,7 @@ import { errorJson, formatError } from './format-error.js';
 import { commandHelp, mainHelp } from './help.js';
 import { importCommand } from './import-command.js';
 import { parseCommandLine, wantsDebug } from './parse-command-line.js';
+import { serveCommand } from './serve-command.js';
 import { statusCommand } from './status-command.js';
 import { toolsCommand } from './tools-command.js';
 import { isUsageError } from './usage-error.js';
@@ -23,6 +24,7 @@ const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promis
   tools: toolsCommand,
   call: callCommand,
   status: statusCommand,
+  serve: serveCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */
