@@ -132,7 +132,7 @@ describe('serveOverHttp', () => {
   });
 
   it('drops a session that has had no open request for sessionIdleMs', { timeout: 30_000 }, async () => {
-    const server = await serve({ tenant: 'acme', sessionIdleMs: 50 });
+    const server = await serve({ tenant: 'acme', sessionIdleMs: 1_000 });
     const transport = new StreamableHTTPClientTransport(new URL(server.url));
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(transport);
