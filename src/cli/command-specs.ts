@@ -274,6 +274,22 @@ export const COMMAND_SPECS = {
     details: ['The same as agents status <actor> --watch. Ctrl+C stops every server it started and exits 130.'],
     examples: ['agents up tester --file examples/agents.yaml'],
   },
+  serve: {
+    name: 'serve',
+    summary: 'serve a domain server module (defineServer) over stdio or streamable HTTP',
+    positionals: [
+      { name: 'module', required: true, description: 'a JavaScript module exporting a defineServer() result; path#name picks one export' },
+      { name: 'transport', required: false, description: 'stdio (default), http (127.0.0.1, a free port) or http://<host>:<port>[/path]' },
+    ],
+    flags: { tenant: { type: 'string', short: 't', value: '<tenant>', description: 'the tenant served (stdio: else MCP_ACTORS_TENANT; http: single-tenant mode)' } },
+    requiredFlags: [],
+    details: [
+      'Over stdio one process serves one tenant: --tenant, or MCP_ACTORS_TENANT (agents.yaml: env: { MCP_ACTORS_TENANT: "${TENANT}" }).',
+      'Over HTTP it runs in single-tenant mode (no authentication); embed serveOverHttp with authenticate for several tenants.',
+      'Runs until Ctrl+C (or, over stdio, the end of stdin); the startup line goes to stderr.',
+    ],
+    examples: ['agents serve ./roster.mjs --tenant acme', 'agents serve ./roster.mjs#roster http://127.0.0.1:8080 --tenant acme'],
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMAND_SPECS;

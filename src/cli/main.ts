@@ -33,6 +33,7 @@ const COMMANDS: Readonly<Record<CommandName, () => Promise<Command>>> = {
   'actor list': async () => (await import('./skill-actor-commands.js')).actorListCommand,
   demo: async () => (await import('./demo-command.js')).demoCommand,
   up: async () => (await import('./status-command.js')).upCommand,
+  serve: async () => (await import('./serve-command.js')).serveCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */

@@ -196,6 +196,8 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
     await mcp.connect(transport);
     track(session, response);
     await transport.handleRequest(request, response, body);
+    // An initialize the transport refused (a bad header, say) made no session: nothing may hold its server.
+    if (transport.sessionId === undefined || sessions.get(transport.sessionId) !== session) await mcp.close().catch(() => undefined);
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
