@@ -1,10 +1,11 @@
 /**
  * Whether a server runs confined, and the plan its spawn is confined by.
  *
- * The decision (`decideConfinement`): `confine: false` never; `confine: true` (or an object)
- * always, and a start fails with CONFINEMENT_UNAVAILABLE where the probe fails; absent: confined
- * when the server runs in a sandbox and the probe succeeds, otherwise not — with one warning per
- * process when a sandboxed server runs unconfined because the probe failed.
+ * The decision (`decideConfinement`) reads the setting as the runtime completed it
+ * (`withSandbox`): `false` never; absent (not in a sandbox, nothing asked) never; `true` or
+ * options, confined — and where the probe fails, the start fails with CONFINEMENT_UNAVAILABLE,
+ * unless `fallback` (what the runtime sets for a sandboxed server whose configuration said
+ * nothing): then it runs unconfined, with one warning per process.
  *
  * The plan (`planConfinement`), made before each spawn: which of the writable and denied paths
  * exist, the server's own temp directory (removed when the server is gone) and, for a network
