@@ -34,6 +34,8 @@ export interface ConfinementTarget {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string | undefined;
   readonly command: string;
+  /** The command's arguments: a script or folder they name under the host's temp dir stays readable. */
+  readonly args?: readonly string[] | undefined;
 }
 
 /**
@@ -124,7 +126,8 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
 
   // Under the host's temp dir only what the server needs stays visible (read-only).
   const readable = new Set<string>();
-  for (const candidate of [target.cwd, home, commandFolder(target.command)]) {
+  const named = (target.args ?? []).filter((arg) => isAbsolute(arg)).map((arg) => (kindOf(arg) === 'file' ? dirname(arg) : arg));
+  for (const candidate of [target.cwd, home, commandFolder(target.command), ...named]) {
     if (candidate === undefined || candidate === '') continue;
     const real = realOr(candidate);
     if (isInside(real, hostTmp) && real !== hostTmp && kindOf(real) === 'directory' && ![...writable].some((w) => isInside(real, w))) readable.add(real);
