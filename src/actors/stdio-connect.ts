@@ -22,7 +22,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
   const env = serverEnvironment(config.env);
   let confinement: PreparedConfinement | undefined;
   try {
-    confinement = prepareConfinement({ serverName: config.name, setting: config.confine, env, cwd: config.cwd, command: config.command ?? '' });
+    confinement = prepareConfinement({ serverName: config.name, setting: config.confine, env, cwd: config.cwd, command: config.command ?? '', args: config.args });
   } catch (error) {
     return failBeforeSpawn(error, config.name, sendBack);
   }

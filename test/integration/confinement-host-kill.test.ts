@@ -27,6 +27,10 @@ afterAll(() => {
     }
   }
   rmSync(root, { recursive: true, force: true });
+  // A SIGKILLed host cannot remove its server's own temp dir: the test does.
+  for (const entry of readdirSync(tmpdir())) {
+    if (entry.startsWith('mcp-actors-confined-confine-host-')) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
 });
 
 /** Every process whose parent chain leads to `pid` (from /proc), `pid` excluded. */

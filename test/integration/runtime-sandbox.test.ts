@@ -55,6 +55,8 @@ describe('the runtime in a sandbox', () => {
     // The server was given the sandbox root; the agent sees it as the logical root, '.'.
     expect(text(await editor.call('fixture/env', { name: 'WHERE' }))).toBe('.');
     expect(runtime.status().servers.find((s) => s.server === 'fixture')?.sandbox).toBe(sandbox.root);
+    // Sandboxed servers are confined by default where bubblewrap works (it is installed for the tests).
+    expect(runtime.status().servers.find((s) => s.server === 'fixture')?.confinement).toEqual({ confined: true, state: 'confined' });
 
     const write = await editor.call('files/write_file', { path: 'src/main.py', content: 'print(2)\n' });
     expect(write.status).toBe('committed');

@@ -1,10 +1,11 @@
 /**
  * Whether a server runs confined, and the plan its spawn is confined by.
  *
- * The decision (`decideConfinement`): `confine: false` never; `confine: true` (or an object)
- * always, and a start fails with CONFINEMENT_UNAVAILABLE where the probe fails; absent: confined
- * when the server runs in a sandbox and the probe succeeds, otherwise not — with one warning per
- * process when a sandboxed server runs unconfined because the probe failed.
+ * The decision (`decideConfinement`) reads the setting as the runtime completed it
+ * (`withSandbox`): `false` never; absent (not in a sandbox, nothing asked) never; `true` or
+ * options, confined — and where the probe fails, the start fails with CONFINEMENT_UNAVAILABLE,
+ * unless `fallback` (what the runtime sets for a sandboxed server whose configuration said
+ * nothing): then it runs unconfined, with one warning per process.
  *
  * The plan (`planConfinement`), made before each spawn: which of the writable and denied paths
  * exist, the server's own temp directory (removed when the server is gone) and, for a network
@@ -33,6 +34,8 @@ export interface ConfinementTarget {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string | undefined;
   readonly command: string;
+  /** The command's arguments: a script or folder they name under the host's temp dir stays readable. */
+  readonly args?: readonly string[] | undefined;
 }
 
 /**
@@ -123,7 +126,8 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
 
   // Under the host's temp dir only what the server needs stays visible (read-only).
   const readable = new Set<string>();
-  for (const candidate of [target.cwd, home, commandFolder(target.command)]) {
+  const named = (target.args ?? []).filter((arg) => isAbsolute(arg)).map((arg) => (kindOf(arg) === 'file' ? dirname(arg) : arg));
+  for (const candidate of [target.cwd, home, commandFolder(target.command), ...named]) {
     if (candidate === undefined || candidate === '') continue;
     const real = realOr(candidate);
     if (isInside(real, hostTmp) && real !== hostTmp && kindOf(real) === 'directory' && ![...writable].some((w) => isInside(real, w))) readable.add(real);

@@ -16,6 +16,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onExit } from 'signal-exit';
 
 export interface AllowlistProxy {
   readonly socket: string;
@@ -66,7 +67,8 @@ export function allowlistProxy(allow: readonly string[]): AllowlistProxy {
   // Binding a unix socket happens synchronously: the socket exists when this returns.
   server.listen(socket);
   server.unref();
-  process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+  // Also on a catchable signal (signal-exit does not stop the host from exiting).
+  onExit(() => rmSync(folder, { recursive: true, force: true }));
   const proxy = { socket };
   proxies.set(key, proxy);
   return proxy;
