@@ -7,6 +7,7 @@ import { createRuntime, type Runtime } from '../runtime/create-runtime.js';
 import type { ActorHandle } from '../runtime/actor-handle.js';
 import type { ApprovalCallback } from '../runtime/permissions.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { storedAuth } from './auth-command.js';
 import { ExitCode } from './cli-io.js';
 import { configFile, pathFrom, type CommandContext } from './command-context.js';
 
@@ -34,9 +35,11 @@ export async function withActorSession(
   const { io, flags } = context;
   const tenant = flags.tenant;
   if (tenant === undefined) throw new Error('the command line parser lets no actor command run without --tenant');
+  const auth = await storedAuth(context);
   const runtime = await createRuntime({
     file: configFile(context),
     env: io.env,
+    ...(auth ? { auth } : {}),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
   });
   let signalled: number | undefined;

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { ExitCode, processIo, type CliIo } from './cli-io.js';
 import type { CommandName } from './command-specs.js';
 import { toJson, type CommandContext } from './command-context.js';
+import { authCommand } from './auth-command.js';
 import { callCommand } from './call-command.js';
 import { errorJson, formatError } from './format-error.js';
 import { commandHelp, mainHelp } from './help.js';
@@ -23,6 +24,7 @@ const COMMANDS: Readonly<Record<CommandName, (context: CommandContext) => Promis
   tools: toolsCommand,
   call: callCommand,
   status: statusCommand,
+  auth: authCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */

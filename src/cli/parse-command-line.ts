@@ -28,6 +28,9 @@ export interface CliFlags {
   readonly apply: boolean;
   readonly timeoutMs: number | undefined;
   readonly yes: boolean;
+  /** agents auth: the token file and the redirect port. */
+  readonly tokenFile?: string | undefined;
+  readonly port?: string | undefined;
 }
 
 export type CommandLine =
@@ -117,6 +120,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     apply: values.apply === true,
     timeoutMs: timeoutValue(values['timeout-ms']),
     yes: values.yes === true,
+    tokenFile: stringValue(values['token-file']),
+    port: stringValue(values.port),
   };
   if (flags.apply && flags.sandbox === undefined) {
     throw new UsageError('--apply needs --sandbox <projectDir>: it writes the changes of the sandbox into that project');
