@@ -14,7 +14,7 @@ describe('authErrorOf', () => {
   it('reads 401 from the SDK as AUTH_REQUIRED and 403 or a refused grant as AUTH_FAILED', () => {
     expect(authErrorOf(new UnauthorizedError(), context)?.code).toBe('AUTH_REQUIRED');
     expect(authErrorOf(new StreamableHTTPError(401, 'x'), context)?.code).toBe('AUTH_REQUIRED');
-    expect(authErrorOf(new SseError(401, 'x', undefined), context)?.code).toBe('AUTH_REQUIRED');
+    expect(authErrorOf(new SseError(401, 'x', {} as ConstructorParameters<typeof SseError>[2]), context)?.code).toBe('AUTH_REQUIRED');
     expect(authErrorOf(new StreamableHTTPError(403, 'x'), context)?.code).toBe('AUTH_FAILED');
     expect(authErrorOf(new InvalidGrantError('refresh token expired'), context)).toMatchObject({ code: 'AUTH_FAILED', details: { oauthError: 'invalid_grant' } });
   });
