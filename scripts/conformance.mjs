@@ -94,8 +94,30 @@ function runSuite(args) {
   });
 }
 
+/** The suite's own list of `side` scenarios, so a scenario it adds can never be skipped here unnoticed. */
+async function listedScenarios(side) {
+  const { output } = await runSuite(['list']);
+  const heading = side === 'client' ? /^Client scenarios/ : /^Server scenarios/;
+  const names = [];
+  let inside = false;
+  for (const line of output.split('\n')) {
+    if (/scenarios/i.test(line) && !line.trim().startsWith('-')) inside = heading.test(line.trim());
+    const match = /^\s*-\s+(\S+)/.exec(line);
+    if (inside && match) names.push(match[1]);
+  }
+  return names;
+}
+
 const results = [];
 for (const run of RUNS) {
+  if (!only) {
+    const listed = await listedScenarios(run.side);
+    const missing = listed.filter((name) => !run.scenarios.includes(name));
+    if (listed.length === 0 || missing.length > 0) {
+      console.log(`FAIL ${run.side}: the suite lists ${listed.length} scenarios; not run here: ${missing.join(', ') || '(could not read the list)'}`);
+      results.push({ side: run.side, scenario: '(list)', passed: false });
+    }
+  }
   for (const scenario of run.scenarios) {
     if (only && scenario !== only) continue;
     const outputDir = mkdtempSync(join(tmpdir(), 'mcp-actors-conformance-'));

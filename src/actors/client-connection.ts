@@ -48,6 +48,18 @@ export class ClientConnection implements ServerConnection {
     this.diagnostics = parts.diagnostics;
   }
 
+  /**
+   * What a snapshot shows of a connection (inspection serialises events and context as JSON): never
+   * the SDK client behind it, whose transport holds the headers and the auth provider.
+   */
+  toJSON(): { server: string; pid: number | undefined; serverInfo: ClientConnection['serverInfo']; protocolVersion: string | undefined } {
+    return { server: this.serverName, pid: this.pid, serverInfo: this.serverInfo, protocolVersion: this.protocolVersion };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `ClientConnection(${JSON.stringify(this.toJSON())})`;
+  }
+
   /** Called by the transport glue when the connection ends, asked for or not. First call wins. */
   markEnded(ended: ConnectionEnded): void {
     if (this.ended) return;

@@ -16,7 +16,7 @@ import { AuthorizingTransport, isNetworkFailure, type HttpClientTransport, type 
 import type { OAuthClientProvider } from '../auth/server-auth.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { ConnectInput } from '../machines/server-io.js';
 import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
@@ -123,7 +123,7 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
       }
     } catch (error) {
       if (!active) return;
-      const authError = authErrorOf(error, { server: config.name, url: href, what: 'connect', hasProvider: extras.auth !== undefined });
+      const authError = (isMcpActorsError(error) && (error.code === ErrorCode.AUTH_REQUIRED || error.code === ErrorCode.AUTH_FAILED) ? error : undefined) ?? authErrorOf(error, { server: config.name, url: href, what: 'connect', hasProvider: extras.auth !== undefined });
       sendBack({
         type: 'server.startFailed',
         retryable: authError === undefined,

@@ -11,6 +11,7 @@ import { createRuntime, type Runtime } from '../runtime/create-runtime.js';
 import type { ActorHandle } from '../runtime/actor-handle.js';
 import type { ApprovalCallback } from '../runtime/permissions.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { storedAuth } from './auth-command.js';
 import { ExitCode } from './cli-io.js';
 import { configFile, pathFrom, type CommandContext } from './command-context.js';
 import { watchStarts, type StartWatch } from './start-progress.js';
@@ -53,9 +54,11 @@ export async function withActorSession(
   body: (session: ActorSession) => Promise<number>,
 ): Promise<number> {
   const { io, flags } = context;
+  const auth = await storedAuth(context);
   const runtime = await createRuntime({
     file: configFile(context),
     env: io.env,
+    ...(auth ? { auth } : {}),
     ...(flags.inspect ? { inspect: { print: (line: string) => void io.stderr.write(`${line}\n`) } } : {}),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
   });

@@ -290,6 +290,24 @@ export const COMMAND_SPECS = {
     ],
     examples: ['agents serve ./roster.mjs --tenant acme', 'agents serve ./roster.mjs#roster http://127.0.0.1:8080 --tenant acme'],
   },
+  auth: {
+    name: 'auth',
+    summary: 'log in to a remote server with OAuth (authorization code + PKCE), log out, or show the login',
+    positionals: [
+      { name: 'action', required: true, description: 'login, logout or status' },
+      { name: 'server', required: true, description: 'a url server of agents.yaml' },
+    ],
+    flags: {
+      'token-file': { type: 'string', value: '<path>', description: 'where tokens are kept (default $MCP_ACTORS_AUTH_FILE or ~/.config/mcp-actors/auth.json, mode 600)' },
+      port: { type: 'string', value: '<port>', description: 'the loopback port of the redirect (default: the one registered before, else a free one)' },
+    },
+    requiredFlags: [],
+    details: [
+      'login prints the authorization URL (and opens a browser on a terminal, not under CI), then waits for the redirect on 127.0.0.1.',
+      'Tokens are refreshed when they expire; no token is ever printed.',
+    ],
+    examples: ['agents auth login linear', 'agents auth status linear --json', 'agents auth logout linear'],
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMAND_SPECS;

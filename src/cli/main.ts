@@ -34,6 +34,7 @@ const COMMANDS: Readonly<Record<CommandName, () => Promise<Command>>> = {
   demo: async () => (await import('./demo-command.js')).demoCommand,
   up: async () => (await import('./status-command.js')).upCommand,
   serve: async () => (await import('./serve-command.js')).serveCommand,
+  auth: async () => (await import('./auth-command.js')).authCommand,
 };
 
 /** The version of the package, from its package.json (`dist/cli` and `src/cli` are both two levels down). */

@@ -35,6 +35,9 @@ export interface CliFlags {
   readonly inspect: boolean;
   /** The flags of the editing commands by name (`arg`, `env`, `force`…): a string, a list for repeatable ones, or true. */
   readonly options: Readonly<Record<string, string | boolean | readonly string[]>>;
+  /** agents auth: the token file and the redirect port. */
+  readonly tokenFile?: string | undefined;
+  readonly port?: string | undefined;
 }
 
 export type CommandLine =
@@ -145,6 +148,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     watch: values.watch === true,
     inspect: values.inspect === true,
     options: Object.freeze({ ...values }),
+    tokenFile: stringValue(values['token-file']),
+    port: stringValue(values.port),
   };
   if (flags.apply && flags.sandbox === undefined) {
     throw new UsageError('--apply needs --sandbox <projectDir>: it writes the changes of the sandbox into that project');
