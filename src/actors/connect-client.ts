@@ -18,6 +18,7 @@ export interface HandshakeParts {
   readonly transport: Transport;
   readonly pid: number | undefined;
   readonly closeTransport: () => Promise<void>;
+  readonly killTransport?: () => Promise<void>;
   readonly diagnostics?: () => TransportDiagnostics;
 }
 
@@ -50,6 +51,7 @@ export async function handshake(parts: HandshakeParts): Promise<ClientConnection
     client,
     pid: parts.pid,
     closeTransport: parts.closeTransport,
+    ...(parts.killTransport ? { killTransport: parts.killTransport } : {}),
     protocolVersion,
     ...(parts.diagnostics ? { diagnostics: parts.diagnostics } : {}),
   });
