@@ -15,7 +15,7 @@ import type { DomainServer } from '../inprocess/define-server.js';
 import { runtimeMachine } from '../machines/runtime-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
-import { Sandbox } from '../sandbox/sandbox.js';
+import { Sandbox, type LeftSandbox } from '../sandbox/sandbox.js';
 import { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ApprovalCallback } from './permissions.js';
@@ -73,8 +73,14 @@ export interface Runtime extends AsyncDisposable {
   /** The runtime's XState actor: the root of the supervision tree. */
   readonly actor: Actor<typeof runtimeMachine>;
   activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle>;
-  /** A sandbox of `projectDir` owned by the runtime (disposed at shutdown). */
-  createSandbox(projectDir: string, options?: { includeIgnored?: boolean }): Promise<Sandbox>;
+  /**
+   * A sandbox of `projectDir` owned by the runtime (disposed at shutdown). With `id`, a sandbox of
+   * that id a crashed host left is reopened, checkpoints included (an interrupted rollback is
+   * finished when an actor first works in it).
+   */
+  createSandbox(projectDir: string, options?: { includeIgnored?: boolean; id?: string }): Promise<Sandbox>;
+  /** Sandboxes crashed hosts left behind (in the OS temp dir), to reopen with `createSandbox(dir, { id })`. */
+  sandboxes(): Promise<LeftSandbox[]>;
   status(): RuntimeStatus;
   /** Deactivates every actor and stops every server; afterwards no process the runtime spawned is alive. */
   shutdown(): Promise<void>;
@@ -118,7 +124,7 @@ class RuntimeImpl implements Runtime {
   private readonly events = new Subject<RuntimeEvent>();
   private readonly pool = new ServerPool();
   private readonly handles = new Set<ActorHandle>();
-  private readonly sandboxes = new Map<string, SandboxEntry>();
+  private readonly workspaces = new Map<string, SandboxEntry>();
   private readonly ownedSandboxes: Sandbox[] = [];
   private readonly activations = new Set<Promise<unknown>>();
   private actorSequence = 0;
@@ -191,11 +197,19 @@ class RuntimeImpl implements Runtime {
     return handle;
   }
 
-  async createSandbox(projectDir: string, options: { includeIgnored?: boolean } = {}): Promise<Sandbox> {
+  async createSandbox(projectDir: string, options: { includeIgnored?: boolean; id?: string } = {}): Promise<Sandbox> {
     this.assertRunning('createSandbox()');
-    const sandbox = await Sandbox.create({ projectDir, ...(options.includeIgnored ? { includeIgnored: true } : {}) });
+    const sandbox = await Sandbox.create({
+      projectDir,
+      ...(options.includeIgnored ? { includeIgnored: true } : {}),
+      ...(options.id !== undefined ? { id: options.id } : {}),
+    });
     this.ownedSandboxes.push(sandbox);
     return sandbox;
+  }
+
+  sandboxes(): Promise<LeftSandbox[]> {
+    return Sandbox.leftBehind();
   }
 
   status(): RuntimeStatus {
@@ -251,8 +265,8 @@ class RuntimeImpl implements Runtime {
     for (const handle of this.handles) handle.cancelCalls('the runtime is shutting down');
     for (const handle of [...this.handles].reverse()) await attempt(() => handle.deactivate());
     await attempt(() => this.pool.shutdown());
-    for (const entry of this.sandboxes.values()) await attempt(async () => (await entry.workspace).dispose());
-    this.sandboxes.clear();
+    for (const entry of this.workspaces.values()) await attempt(async () => (await entry.workspace).dispose());
+    this.workspaces.clear();
     for (const sandbox of this.ownedSandboxes.splice(0).reverse()) await attempt(() => sandbox.dispose());
     // No group left to guard (unless another runtime in this host has some): the reaper goes too.
     await attempt(() => retireReaper());
@@ -292,7 +306,7 @@ class RuntimeImpl implements Runtime {
   }
 
   private openWorkspace(sandbox: Sandbox): SandboxEntry {
-    const existing = this.sandboxes.get(sandbox.root);
+    const existing = this.workspaces.get(sandbox.root);
     if (existing) {
       existing.refs += 1;
       return existing;
@@ -302,16 +316,16 @@ class RuntimeImpl implements Runtime {
       id: createHash('sha256').update(sandbox.root).digest('hex').slice(0, 8),
       refs: 1,
     };
-    this.sandboxes.set(sandbox.root, entry);
+    this.workspaces.set(sandbox.root, entry);
     return entry;
   }
 
   private async closeWorkspace(sandbox: Sandbox): Promise<void> {
-    const entry = this.sandboxes.get(sandbox.root);
+    const entry = this.workspaces.get(sandbox.root);
     if (!entry) return;
     entry.refs -= 1;
     if (entry.refs > 0) return;
-    this.sandboxes.delete(sandbox.root);
+    this.workspaces.delete(sandbox.root);
     await (await entry.workspace.catch(() => undefined))?.dispose();
   }
 
