@@ -458,6 +458,8 @@ if (options.stderrFlood) {
       setImmediate(() => {
         process.stdin.pause();
         process.stdin.removeAllListeners('data');
+        // Nothing else would keep the process alive once stdin is no longer read.
+        keepAlive();
       });
     }
     return result;
