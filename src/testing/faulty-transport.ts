@@ -19,6 +19,8 @@ export interface FaultPlan {
   readonly delay?: number;
   /** How long a delayed message waits, in ms (default 50). */
   readonly delayMs?: number;
+  /** The first this many messages (both ways) pass untouched: 3 spares the MCP handshake. Default 0. */
+  readonly spare?: number;
   /** After this many messages (both ways), the connection is closed. */
   readonly disconnectAfter?: number;
   /** Which way faults apply (default both). */
@@ -89,7 +91,7 @@ export function faultyTransport(inner: Transport, plan: FaultPlan = {}): FaultyT
       void inner.close().catch(() => undefined);
       return;
     }
-    const mode = fate(way);
+    const mode = seen <= (plan.spare ?? 0) ? 'passed' : fate(way);
     stats[mode] += 1;
     const release = held[way];
     held[way] = undefined;
@@ -121,7 +123,8 @@ export function faultyTransport(inner: Transport, plan: FaultPlan = {}): FaultyT
         deliver(message);
         break;
     }
-    if (mode !== 'reorder') release?.();
+    // The message held back before this one goes now, after it (two held in a row: the older first).
+    release?.();
   };
 
   const wrapper: FaultyTransport = {
