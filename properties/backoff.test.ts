@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../src/machines/backoff.js';
+import { backoffDelay, restartDelay } from '../src/machines/backoff.js';
 import { restartsInWindow, withinIntensity } from '../src/machines/restart-intensity.js';
 
 const backoffConfig = fc
@@ -42,6 +42,27 @@ describe('backoff', () => {
     expect(backoffDelay({ initialMs: 200, maxMs: 10_000, factor: 2, jitter: 0 }, 3, 0.9)).toBe(1_600);
     expect(backoffDelay({ initialMs: 200, maxMs: 1_000, factor: 2, jitter: 0 }, 30, 0.9)).toBe(1_000);
     expect(backoffDelay({ initialMs: 0, maxMs: 1_000, factor: 2, jitter: 0 }, 5_000, 0.9)).toBe(0);
+  });
+});
+
+describe('the restart rule', () => {
+  it('restarts at once after the first crash in a window, and backs off from the second', () => {
+    fc.assert(
+      fc.property(backoffConfig, attempt, random, (config, n, r) => {
+        expect(restartDelay(config, 0, true, r)).toBe(0);
+        expect(restartDelay(config, n + 1, true, r)).toBe(backoffDelay(config, n, r));
+      }),
+    );
+  });
+
+  it('backs off a failed start from its first retry, never less than after a crash', () => {
+    fc.assert(
+      fc.property(backoffConfig, attempt, random, (config, n, r) => {
+        expect(restartDelay(config, n, false, r)).toBe(backoffDelay(config, n, r));
+        const plain = { ...config, jitter: 0 };
+        expect(restartDelay(plain, n, true, r)).toBeLessThanOrEqual(restartDelay(plain, n, false, r));
+      }),
+    );
   });
 });
 

@@ -3,7 +3,9 @@
  * failed starts and the passing of time, driven through McpClient over fake connections (a real
  * SDK Client and Server in memory). After every step the machine must be in a sane state; at the
  * end every call must have ended exactly once, with an answer or a classified error, and nothing
- * may be left running.
+ * may be left running. The recovery law: between two fresh beginnings (start(), reconnect(), a
+ * stop asked for, an idle stop, a temporary server's normal exit) the server is spawned at most 1 + maxRestarts times (the period is
+ * longer than any run), however many crashes, failed starts and calls come.
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -17,6 +19,8 @@ interface Real {
   fakes: FakeServers;
   outcomes: Map<number, string[]>;
   nextId: number;
+  /** `fakes.spawns` at the last fresh beginning. */
+  spawnsAtReset: number;
 }
 type Model = { maxRestarts: number };
 type Command = fc.AsyncCommand<Model, Real>;
@@ -50,7 +54,12 @@ async function checkInvariants(model: Model, real: Real): Promise<void> {
   if (state === 'STOPPED' || state === 'ERROR') expect(real.fakes.liveCount).toBe(0);
   if (state === 'RUNNING') expect(real.fakes.liveCount).toBe(1);
   expect(real.client.status().restarts).toBeLessThanOrEqual(model.maxRestarts);
+  expect(real.fakes.spawns - real.spawnsAtReset).toBeLessThanOrEqual(1 + model.maxRestarts);
 }
+
+const fresh = (real: Real): void => {
+  real.spawnsAtReset = real.fakes.spawns;
+};
 
 const simple = (name: string, run: (real: Real) => void | Promise<void>): fc.Arbitrary<Command> =>
   fc.constant({
@@ -67,9 +76,16 @@ const commands: fc.Arbitrary<Command>[] = [
   fc.integer({ min: 1, max: 3_000 }).chain((ms) =>
     simple(`slowCall(${ms})`, (real) => track(real, real.client.callTool('sleep', { ms }, { timeoutMs: 2_000 }))),
   ),
-  simple('start', (real) => track(real, real.client.start({ timeoutMs: 5_000 }))),
-  simple('reconnect', (real) => track(real, real.client.reconnect({ timeoutMs: 5_000 }))),
+  simple('start', (real) => {
+    if (real.client.state !== 'RUNNING' && real.client.state !== 'STARTING') fresh(real);
+    track(real, real.client.start({ timeoutMs: 5_000 }));
+  }),
+  simple('reconnect', (real) => {
+    fresh(real);
+    track(real, real.client.reconnect({ timeoutMs: 5_000 }));
+  }),
   simple('stop', async (real) => {
+    fresh(real);
     const stopped = real.client.stop();
     await flush();
     await stopped;
@@ -78,6 +94,7 @@ const commands: fc.Arbitrary<Command>[] = [
   }),
   simple('stop, with a call made while it stops', async (real) => {
     const stopping = !['STOPPED', 'ERROR'].includes(real.client.state);
+    fresh(real);
     const stopped = real.client.stop();
     track(real, real.client.callTool('echo', { message: 'during stop' }));
     await flush();
@@ -125,7 +142,14 @@ describe('the server lifecycle as a model', () => {
             },
             { actors: { connectServer: fakes.connectServer } },
           );
-          const real: Real = { client, fakes, outcomes: new Map(), nextId: 0 };
+          const real: Real = { client, fakes, outcomes: new Map(), nextId: 0, spawnsAtReset: 0 };
+          // An idle stop is a fresh beginning too, and so is a temporary server's normal exit (a call
+          // then starts it on use); a transient server's normal exit is not (lazyStartCounts).
+          let previous = client.actor.getSnapshot();
+          client.actor.subscribe((snapshot) => {
+            if (snapshot.matches('stopping') && previous.matches('running') && !snapshot.context.lazyStartCounts && snapshot.context.afterStop === 'stopped') fresh(real);
+            previous = snapshot;
+          });
           const model: Model = { maxRestarts };
           await fc.asyncModelRun(() => ({ model, real }), cmds);
 

@@ -13,6 +13,8 @@ export interface ClientConnectionParts {
   readonly pid: number | undefined;
   /** Closes the underlying transport (and process); never rejects. */
   readonly closeTransport: () => Promise<void>;
+  /** Kills the underlying process at once (a contract breach); `close()` is used where absent. */
+  readonly killTransport?: () => Promise<void>;
   readonly protocolVersion: string | undefined;
   readonly diagnostics?: () => TransportDiagnostics;
 }
@@ -26,6 +28,7 @@ export class ClientConnection implements ServerConnection {
   readonly diagnostics: (() => TransportDiagnostics) | undefined;
   private readonly serverName: string;
   private readonly closeTransport: () => Promise<void>;
+  private readonly killTransport: (() => Promise<void>) | undefined;
   private readonly listeners = new Set<(ended: ConnectionEnded) => void>();
   private ended: ConnectionEnded | undefined;
   private closing: Promise<void> | undefined;
@@ -35,6 +38,7 @@ export class ClientConnection implements ServerConnection {
     this.pid = parts.pid;
     this.serverName = parts.serverName;
     this.closeTransport = parts.closeTransport;
+    this.killTransport = parts.killTransport;
     const raw = (parts.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
     this.capabilities = {
       tools: raw.tools !== undefined,
@@ -86,8 +90,21 @@ export class ClientConnection implements ServerConnection {
     await this.client.ping({ timeout: timeoutMs });
   }
 
+  /** Like `close()`, but the process is killed at once (SIGKILL to its group, for stdio). */
+  kill(): Promise<void> {
+    const kill = this.killTransport;
+    if (!kill) return this.close();
+    const closing = this.closing;
+    if (closing) return Promise.all([closing, kill()]).then(() => undefined);
+    return this.end(kill);
+  }
+
   close(): Promise<void> {
     if (this.closing) return this.closing;
+    return this.end(this.closeTransport);
+  }
+
+  private end(endTransport: () => Promise<void>): Promise<void> {
     // Set before marking the end, so listeners (the machine) never hear of an end that was asked for.
     let release: () => void = () => undefined;
     this.closing = new Promise<void>((resolve) => (release = resolve));
@@ -98,7 +115,7 @@ export class ClientConnection implements ServerConnection {
           details: { server: this.serverName },
         }),
       });
-      await this.closeTransport();
+      await endTransport();
     })().finally(release);
     return this.closing;
   }

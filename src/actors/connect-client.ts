@@ -19,6 +19,7 @@ export interface HandshakeParts {
   readonly transport: Transport;
   readonly pid: number | undefined;
   readonly closeTransport: () => Promise<void>;
+  readonly killTransport?: () => Promise<void>;
   readonly diagnostics?: () => TransportDiagnostics;
   /** Answers to the server's own requests (elicitation, sampling); their capabilities are declared only when given. */
   readonly handlers?: ServerRequestHandlers | undefined;
@@ -54,6 +55,7 @@ export async function handshake(parts: HandshakeParts): Promise<ClientConnection
     client,
     pid: parts.pid,
     closeTransport: parts.closeTransport,
+    ...(parts.killTransport ? { killTransport: parts.killTransport } : {}),
     protocolVersion,
     ...(parts.diagnostics ? { diagnostics: parts.diagnostics } : {}),
   });

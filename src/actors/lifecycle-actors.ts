@@ -5,11 +5,15 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import type { ServerConnection, ServerHandle } from '../machines/server-io.js';
-import type { ServerEvent } from '../machines/server-machine.js';
+import type { ServerConnection } from '../machines/server-io.js';
+import type { CloseInput, ServerEvent } from '../machines/server-machine.js';
 
-export const closeServer = fromPromise<void, { handle: ServerHandle | undefined }>(async ({ input }) => {
-  await input.handle?.close();
+/** Closes what was spawned; with `kill` (a contract breach), kills it at once where the handle can. */
+export const closeServer = fromPromise<void, CloseInput>(async ({ input }) => {
+  const { handle } = input;
+  if (!handle) return;
+  if (input.kill && handle.kill) await handle.kill();
+  else await handle.close();
 });
 
 export const watchServer = fromCallback<ServerEvent, { connection: ServerConnection }>(({ input, sendBack }) =>

@@ -115,15 +115,19 @@ export function reaperPid(): number | undefined {
   return reaper?.pid;
 }
 
-/** Records a freshly spawned group leader (`detached: true`, so pgid = pid). */
-export function trackGroup(pgid: number): void {
+/**
+ * Records a freshly spawned group leader (`detached: true`, so pgid = pid). `log: false` keeps it
+ * out of MCP_ACTORS_PID_LOG: short-lived git processes come by the thousand, and their pids are
+ * recycled long before the suite's teardown would check them.
+ */
+export function trackGroup(pgid: number, options: { log?: boolean } = {}): void {
   installExitHook();
   clearTimeout(retireTimer);
   retireTimer = undefined;
   live.add(pgid);
   tellReaper(`+${pgid}\n`);
   const log = process.env.MCP_ACTORS_PID_LOG;
-  if (log) {
+  if (log && options.log !== false) {
     try {
       appendFileSync(log, `${pgid} ${pgid}\n`);
     } catch {

@@ -6,7 +6,9 @@
 import type { CallbackLogicFunction } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import type { ConnectInput, ServerHandle } from '../machines/server-io.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { ConnectInput, ConnectionEnded, ServerExit, ServerHandle } from '../machines/server-io.js';
 import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
@@ -50,6 +52,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
       await started.catch(() => undefined);
       await transport.close();
     },
+    kill: () => transport.kill(),
   };
   sendBack({ type: 'server.spawned', handle });
 
@@ -63,6 +66,8 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
       return;
     }
     let connection: ClientConnection | undefined;
+    let answeredVersion: string | undefined;
+    watchInitializeAnswer(transport, (version) => (answeredVersion ??= version));
     // Installed before the SDK's own onclose (which it chains after this one), so the exit is
     // known before pending requests are rejected.
     transport.onclose = () => {
@@ -75,12 +80,20 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
         transport,
         pid: transport.pid,
         closeTransport: () => handle.close(),
+        killTransport: () => transport.kill(),
         diagnostics: () => transport.diagnostics(),
       });
     } catch (error) {
       if (!active) return;
       const exit = transport.exit ?? (await settleSoon(transport.exited));
-      sendBack({ type: 'server.startFailed', error: handshakeError(error, exit, config.name), retryable: true });
+      const mismatch = versionMismatch(answeredVersion, config.name, error);
+      sendBack({
+        type: 'server.startFailed',
+        // A server speaking a protocol version we do not cannot get better by trying again.
+        error: mismatch ?? handshakeError(error, exit, config.name),
+        retryable: mismatch === undefined,
+        ...(exit && (exit.code !== null || exit.signal !== null) ? { exit: exitSummary(exit) } : {}),
+      });
       return;
     }
     const exit = transport.exit;
@@ -109,13 +122,52 @@ function failBeforeSpawn(error: unknown, serverName: string, sendBack: ConnectPa
   };
 }
 
-function endedBy(exit: ProcessExit, serverName: string): { normal: boolean; error: McpActorsError } {
+function endedBy(exit: ProcessExit, serverName: string): ConnectionEnded {
   const error =
     exit.reason ??
     new McpActorsError(ErrorCode.SERVER_CRASHED, describeExit(exit, serverName), {
       details: { server: serverName, code: exit.code, signal: exit.signal, stderrTail: exit.stderrTail },
     });
-  return { normal: exit.normal && !exit.reason, error };
+  return { normal: exit.normal && !exit.reason, error, exit: exitSummary(exit) };
+}
+
+function exitSummary(exit: ProcessExit): ServerExit {
+  return { code: exit.code, signal: exit.signal, stderrTail: exit.stderrTail };
+}
+
+/**
+ * Notes the protocol version the server answered initialize with, by looking at the messages on
+ * their way to the SDK Client (which rejects an unsupported one with only a sentence).
+ */
+function watchInitializeAnswer(transport: Transport, seen: (version: string) => void): void {
+  let handler: Transport['onmessage'];
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () => handler,
+    set: (next: Transport['onmessage']) => {
+      handler =
+        next &&
+        ((message, extra) => {
+          const result = 'result' in message ? (message.result as { protocolVersion?: unknown; serverInfo?: unknown }) : undefined;
+          if (result && typeof result.protocolVersion === 'string' && result.serverInfo !== undefined) seen(result.protocolVersion);
+          next(message, extra);
+        });
+    },
+  });
+}
+
+function versionMismatch(answered: string | undefined, serverName: string, cause: unknown): McpActorsError | undefined {
+  if (answered === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(answered)) return undefined;
+  return new McpActorsError(
+    ErrorCode.PROTOCOL_ERROR,
+    `server "${serverName}" speaks MCP protocol version ${answered}, which this client does not support ` +
+      `(it speaks ${LATEST_PROTOCOL_VERSION}, and also ${SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== LATEST_PROTOCOL_VERSION).join(', ')}); ` +
+      'it is not restarted: upgrade or downgrade the server (or mcp-actors) so they share a version',
+    {
+      cause,
+      details: { server: serverName, kind: 'protocolVersion', serverVersion: answered, clientVersion: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
+    },
+  );
 }
 
 function spawnError(error: unknown, serverName: string): McpActorsError {

@@ -227,6 +227,30 @@ export class StdioProcessTransport implements Transport {
     return this.#closePromise;
   }
 
+  /**
+   * SIGKILL to the whole group at once, with no clean stop sequence: for a server that broke its
+   * contract (a start or ping timeout). Resolves, like `close()`, when no process of the group is
+   * left; the exit's `stopStep` is `SIGKILL`.
+   */
+  async kill(): Promise<void> {
+    if (!this.#leaderExit) this.#closeRequested = true;
+    if (this.#startPromise !== undefined) {
+      const spawned = await this.#startPromise.then(
+        () => true,
+        () => false,
+      );
+      if (spawned) this.#killNow();
+    }
+    await this.close();
+  }
+
+  #killNow(): void {
+    const pid = this.#pid;
+    if (pid === undefined || this.#leaderExit || this.#stopStep === 'SIGKILL') return;
+    this.#stopStep = 'SIGKILL';
+    killGroup(pid, 'SIGKILL');
+  }
+
   async #close(): Promise<void> {
     if (!this.#leaderExit) this.#closeRequested = true;
     if (this.#startPromise === undefined) {
@@ -337,6 +361,8 @@ export class StdioProcessTransport implements Transport {
             { details: { serverName: this.#options.serverName, maxMessageBytes: max, bytesSeen: event.bytes } },
           );
           this.#report(this.#reason);
+          // A contract breach: the group is killed at once, not asked to stop.
+          this.#killNow();
           void this.#stop();
           return;
         }
@@ -353,6 +379,10 @@ export class StdioProcessTransport implements Transport {
   async #escalate(): Promise<void> {
     const pid = this.#pid;
     if (pid === undefined || this.#leaderExit) return;
+    if (this.#stopStep === 'SIGKILL') {
+      await this.#leaderExited;
+      return;
+    }
     const firstHalf = Math.floor(this.#options.shutdownTimeoutMs / 2);
     const secondHalf = this.#options.shutdownTimeoutMs - firstHalf;
 

@@ -11,7 +11,7 @@ import type { McpServerConfig, ResolvedServerConfig } from '../config/server-con
 import { isResolvedServerConfig, validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
+import type { McpCapabilityMetadata, ServerConnection, ServerExit, TransportDiagnostics } from '../machines/server-io.js';
 import type { ChildStopEvent } from '../machines/runtime-machine.js';
 import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
@@ -75,7 +75,10 @@ export interface McpServerStatus {
   readonly pid: number | undefined;
   readonly restarts: number;
   readonly nextAttemptAt: number | undefined;
+  /** The last failure, kept until the next one (also once RUNNING again). */
   readonly lastError: McpActorsError | undefined;
+  /** How the server's process last ended (code, signal, stderr tail), kept until the next end. */
+  readonly lastExit: ServerExit | undefined;
   readonly uptimeMs: number | undefined;
   readonly callsInFlight: number;
   readonly capabilities: McpCapabilityMetadata | undefined;
@@ -229,6 +232,7 @@ export class McpClient implements AsyncDisposable {
       restarts: context.restartCount,
       nextAttemptAt: context.nextAttemptAt,
       lastError: context.lastError,
+      lastExit: context.lastExit,
       uptimeMs: context.runningSince === undefined ? undefined : context.clock.now() - context.runningSince,
       callsInFlight: context.connection ? (this.activity.get(context.connection)?.count ?? 0) : 0,
       capabilities: context.connection?.capabilities,

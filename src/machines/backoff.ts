@@ -11,3 +11,18 @@ export function backoffDelay(config: BackoffConfig, attempt: number, random: num
   const unit = Math.min(Math.max(random, 0), 1);
   return Math.round(base * (1 - config.jitter * unit));
 }
+
+/**
+ * The wait before the next automatic start, given how many restarts the intensity window already
+ * holds. After a crash of a server that was RUNNING, the first restart in the window is immediate
+ * (as OTP restarts a child at once) and backoff grows from the second; after a failed start, the
+ * first retry already backs off, since trying again at once would most likely fail the same way.
+ *
+ * @example
+ * restartDelay(config, 0, true, Math.random());  // 0: a crash, first in the window
+ * restartDelay(config, 0, false, Math.random()); // ~initialMs: a failed start
+ */
+export function restartDelay(config: BackoffConfig, restartsInWindow: number, afterCrash: boolean, random: number): number {
+  if (!afterCrash) return backoffDelay(config, restartsInWindow, random);
+  return restartsInWindow <= 0 ? 0 : backoffDelay(config, restartsInWindow - 1, random);
+}

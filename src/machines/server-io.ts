@@ -29,6 +29,19 @@ export interface ServerHandle {
   diagnostics?(): TransportDiagnostics;
   /** Stops it (for stdio: the stdin / SIGTERM / SIGKILL escalation). Idempotent; never rejects. */
   close(): Promise<void>;
+  /**
+   * Ends it at once, for a server that broke its contract (start timeout, ping timeout, oversized
+   * message): for stdio, SIGKILL to the whole group, no clean stop sequence. Never rejects. Where
+   * absent, `close()` is used.
+   */
+  kill?(): Promise<void>;
+}
+
+/** How a server's process last ended, as `status().lastExit` shows it. */
+export interface ServerExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly stderrTail: readonly string[];
 }
 
 /** How a connection ended when nobody asked it to. */
@@ -36,6 +49,8 @@ export interface ConnectionEnded {
   /** A clean exit (code 0): `transient` servers are not restarted after one. */
   readonly normal: boolean;
   readonly error: McpActorsError;
+  /** How the process ended, where there is one (stdio). */
+  readonly exit?: ServerExit | undefined;
 }
 
 /** A server past its initialize handshake. */
@@ -63,4 +78,10 @@ export interface ConnectInput {
 export type ConnectEvent =
   | { readonly type: 'server.spawned'; readonly handle: ServerHandle }
   | { readonly type: 'server.connected'; readonly connection: ServerConnection }
-  | { readonly type: 'server.startFailed'; readonly error: McpActorsError; readonly retryable: boolean };
+  | {
+      readonly type: 'server.startFailed';
+      readonly error: McpActorsError;
+      readonly retryable: boolean;
+      /** How the process ended, when it did before the handshake finished. */
+      readonly exit?: ServerExit | undefined;
+    };

@@ -14,9 +14,9 @@ import { assign, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xst
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import { backoffDelay } from './backoff.js';
+import { restartDelay } from './backoff.js';
 import { restartsInWindow, withinIntensity } from './restart-intensity.js';
-import type { ConnectEvent, ConnectInput, ConnectionEnded, ServerConnection, ServerHandle } from './server-io.js';
+import type { ConnectEvent, ConnectInput, ConnectionEnded, ServerConnection, ServerExit, ServerHandle } from './server-io.js';
 import { PUBLIC_STATE_OF, type ServerMachineTopState, type ServerState } from './server-states.js';
 
 /** Time and chance, passed in so tests can fix them. */
@@ -50,7 +50,16 @@ export interface ServerContext {
   readonly nextAttemptAt: number | undefined;
   /** Whether the last failure may be retried (a command that does not exist may not). */
   readonly retryable: boolean;
+  /** The last failure, kept until the next one (also while RUNNING again, so an operator sees why it restarted). */
   readonly lastError: McpActorsError | undefined;
+  /** How the process last ended (code, signal, stderr tail), kept until the next end. */
+  readonly lastExit: ServerExit | undefined;
+  /** The failure being handled broke the server's contract: what is left is killed, not stopped. */
+  readonly killOnClose: boolean;
+  /** The failure being handled ended a RUNNING server (its first restart in a window is immediate). */
+  readonly crashed: boolean;
+  /** The server ended by itself with a normal exit: the next lazy start counts as a restart. */
+  readonly lazyStartCounts: boolean;
   /** Ids of the calls in flight on the current connection. */
   readonly inFlight: readonly string[];
   readonly afterStop: AfterStop;
@@ -70,6 +79,12 @@ export type ServerEvent =
   | { readonly type: 'ping.failed'; readonly error: McpActorsError }
   | ConnectEvent;
 
+/** Input of `closeServer`: what to close, and whether to kill it at once (a contract breach). */
+export interface CloseInput {
+  readonly handle: ServerHandle | undefined;
+  readonly kill?: boolean;
+}
+
 function notProvided(name: string): never {
   throw new Error(`the server machine's "${name}" actor was not provided; use serverMachine.provide({ actors })`);
 }
@@ -82,7 +97,7 @@ export const serverMachine = setup({
   },
   actors: {
     connectServer: fromCallback<ServerEvent, ConnectInput>(() => notProvided('connectServer')),
-    closeServer: fromPromise<void, { handle: ServerHandle | undefined }>(async () => notProvided('closeServer')),
+    closeServer: fromPromise<void, CloseInput>(async () => notProvided('closeServer')),
     watchServer: fromCallback<ServerEvent, { connection: ServerConnection }>(() => notProvided('watchServer')),
     pingServer: fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(() =>
       notProvided('pingServer'),
@@ -94,6 +109,18 @@ export const serverMachine = setup({
       context.config.restart === 'temporary' ||
       !withinIntensity(context.restartTimes, context.clock.now(), context.config),
     isTemporary: ({ context }) => context.config.restart === 'temporary',
+    isCountedLazyStart: ({ context, event }) => event.type === 'server.start' && event.explicit === false && context.lazyStartCounts,
+    isCountedLazyStartBeyondIntensity: ({ context, event }) =>
+      event.type === 'server.start' &&
+      event.explicit === false &&
+      context.lazyStartCounts &&
+      !withinIntensity(context.restartTimes, context.clock.now(), context.config),
+    shouldCountStartAfterStop: ({ context }) => context.afterStop === 'start' && !context.resetOnStart && context.lazyStartCounts,
+    shouldCountStartAfterStopBeyondIntensity: ({ context }) =>
+      context.afterStop === 'start' &&
+      !context.resetOnStart &&
+      context.lazyStartCounts &&
+      !withinIntensity(context.restartTimes, context.clock.now(), context.config),
     isTransientAfterNormalExit: ({ context, event }) =>
       event.type === 'server.ended' && event.ended.normal && context.config.restart !== 'permanent',
     idleStopEnabled: ({ context }) => context.config.idleStopMs > 0,
@@ -115,16 +142,19 @@ export const serverMachine = setup({
         ? {
             connection: event.connection,
             handle: event.connection,
-            lastError: undefined,
             runningSince: context.clock.now(),
           }
         : {},
     ),
-    recordStartFailure: assign(({ event }) =>
-      event.type === 'server.startFailed' ? { lastError: event.error, retryable: event.retryable } : {},
+    recordStartFailure: assign(({ event, context }) =>
+      event.type === 'server.startFailed'
+        ? { lastError: event.error, retryable: event.retryable, crashed: false, lastExit: event.exit ?? context.lastExit }
+        : {},
     ),
     recordStartTimeout: assign({
       retryable: true,
+      crashed: false,
+      killOnClose: true,
       lastError: ({ context }) =>
         new McpActorsError(
           ErrorCode.START_TIMEOUT,
@@ -133,15 +163,29 @@ export const serverMachine = setup({
           { details: { server: context.config.name, startTimeoutMs: context.config.startTimeoutMs } },
         ),
     }),
-    recordEnded: assign(({ event }) => {
-      if (event.type === 'server.ended') return { lastError: event.ended.error, retryable: true };
-      if (event.type === 'ping.failed') return { lastError: event.error, retryable: true };
+    recordEnded: assign(({ event, context }) => {
+      if (event.type === 'server.ended') {
+        return { lastError: event.ended.error, retryable: true, crashed: true, lastExit: event.ended.exit ?? context.lastExit };
+      }
+      // A server that stops answering pings broke its contract: it is killed, not asked to stop.
+      if (event.type === 'ping.failed') return { lastError: event.error, retryable: true, crashed: true, killOnClose: true };
       return {};
+    }),
+    // A temporary server is never restarted by the supervisor; a call may still start it again, as
+    // a start on use, so its lazy starts are not counted.
+    recordNormalExit: assign(({ context }) => ({ lazyStartCounts: context.config.restart !== 'temporary' })),
+    recordLazyRestart: assign(({ context }) => {
+      const now = context.clock.now();
+      return {
+        restartTimes: [...restartsInWindow(context.restartTimes, now, context.config.periodMs), now],
+        restartCount: context.restartCount + 1,
+        lazyStartCounts: false,
+      };
     }),
     recordRestart: assign(({ context }) => {
       const now = context.clock.now();
       const window = restartsInWindow(context.restartTimes, now, context.config.periodMs);
-      const delay = backoffDelay(context.config.backoff, window.length, context.clock.random());
+      const delay = restartDelay(context.config.backoff, window.length, context.crashed, context.clock.random());
       return {
         restartTimes: [...window, now],
         restartCount: context.restartCount + 1,
@@ -153,9 +197,9 @@ export const serverMachine = setup({
     resetRestarts: assign(({ event, context }) =>
       (event.type === 'server.start' && event.explicit === false) || (event.type !== 'server.start' && event.type !== 'server.reconnect' && !context.resetOnStart)
         ? { retryable: true }
-        : { restartTimes: [], restartCount: 0, retryable: true },
+        : { restartTimes: [], restartCount: 0, retryable: true, lazyStartCounts: false },
     ),
-    forgetConnection: assign({ handle: undefined, connection: undefined, runningSince: undefined }),
+    forgetConnection: assign({ handle: undefined, connection: undefined, runningSince: undefined, killOnClose: false }),
     addCall: assign({
       inFlight: ({ context, event }) => (event.type === 'call.started' ? [...context.inFlight, event.callId] : context.inFlight),
     }),
@@ -189,6 +233,10 @@ export const serverMachine = setup({
     nextAttemptAt: undefined,
     retryable: true,
     lastError: undefined,
+    lastExit: undefined,
+    killOnClose: false,
+    crashed: false,
+    lazyStartCounts: false,
     inFlight: [],
     afterStop: 'stopped',
     resetOnStart: true,
@@ -198,7 +246,13 @@ export const serverMachine = setup({
   states: {
     stopped: {
       on: {
-        'server.start': { target: 'starting', actions: 'resetRestarts' },
+        // A lazy start after the server ended by itself is a restart like any other: spawns in a
+        // window never exceed 1 + maxRestarts, however many calls come.
+        'server.start': [
+          { guard: 'isCountedLazyStartBeyondIntensity', target: 'error' },
+          { guard: 'isCountedLazyStart', target: 'starting', actions: ['resetRestarts', 'recordLazyRestart'] },
+          { target: 'starting', actions: 'resetRestarts' },
+        ],
         'server.reconnect': { target: 'starting', actions: 'resetRestarts' },
       },
     },
@@ -227,7 +281,7 @@ export const serverMachine = setup({
         failing: {
           invoke: {
             src: 'closeServer',
-            input: ({ context }) => ({ handle: context.handle }),
+            input: ({ context }) => ({ handle: context.handle, kill: context.killOnClose }),
             onDone: { target: 'deciding', actions: 'forgetConnection' },
             onError: { target: 'deciding', actions: 'forgetConnection' },
           },
@@ -254,7 +308,7 @@ export const serverMachine = setup({
         'call.started': { target: '.busy', actions: 'addCall' },
         'call.ended': [{ guard: 'isLastCallInFlight', target: '.idle', actions: 'removeCall' }, { actions: 'removeCall' }],
         'server.ended': [
-          { guard: 'isTransientAfterNormalExit', target: 'stopping', actions: ['recordEnded', 'thenStop'] },
+          { guard: 'isTransientAfterNormalExit', target: 'stopping', actions: ['recordEnded', 'recordNormalExit', 'thenStop'] },
           { guard: 'isTemporary', target: 'stopping', actions: ['recordEnded', 'thenFail'] },
           { target: 'starting.failing', actions: 'recordEnded' },
         ],
@@ -275,13 +329,17 @@ export const serverMachine = setup({
     stopping: {
       invoke: {
         src: 'closeServer',
-        input: ({ context }) => ({ handle: context.handle }),
+        input: ({ context }) => ({ handle: context.handle, kill: context.killOnClose }),
         onDone: [
+          { guard: 'shouldCountStartAfterStopBeyondIntensity', target: 'error', actions: 'forgetConnection' },
+          { guard: 'shouldCountStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts', 'recordLazyRestart'] },
           { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
           { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
           { target: 'stopped', actions: 'forgetConnection' },
         ],
         onError: [
+          { guard: 'shouldCountStartAfterStopBeyondIntensity', target: 'error', actions: 'forgetConnection' },
+          { guard: 'shouldCountStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts', 'recordLazyRestart'] },
           { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
           { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
           { target: 'stopped', actions: 'forgetConnection' },

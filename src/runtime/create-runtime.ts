@@ -19,7 +19,7 @@ import { InspectorServer } from '../inspector/inspector-server.js';
 import { RUNTIME_LABEL } from '../inspector/actor-labels.js';
 import { inspectServerOptions, isInspectionObserver, openInspector, type InspectSetting } from '../inspector/open-inspector.js';
 import { Redactor, type ArgumentRedaction } from '../redaction/redactor.js';
-import { Sandbox } from '../sandbox/sandbox.js';
+import { Sandbox, type LeftSandbox } from '../sandbox/sandbox.js';
 import { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ApprovalCallback } from './permissions.js';
@@ -110,8 +110,14 @@ export interface Runtime extends AsyncDisposable {
   /** The runtime's XState actor: the root of the supervision tree. */
   readonly actor: Actor<typeof runtimeMachine>;
   activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle>;
-  /** A sandbox of `projectDir` owned by the runtime (disposed at shutdown). */
-  createSandbox(projectDir: string, options?: { includeIgnored?: boolean }): Promise<Sandbox>;
+  /**
+   * A sandbox of `projectDir` owned by the runtime (disposed at shutdown). With `id`, a sandbox of
+   * that id a crashed host left is reopened, checkpoints included (an interrupted rollback is
+   * finished when an actor first works in it).
+   */
+  createSandbox(projectDir: string, options?: { includeIgnored?: boolean; id?: string }): Promise<Sandbox>;
+  /** Sandboxes crashed hosts left behind (in the OS temp dir), to reopen with `createSandbox(dir, { id })`. */
+  sandboxes(): Promise<LeftSandbox[]>;
   status(): RuntimeStatus;
   /** Deactivates every actor and stops every server; afterwards no process the runtime spawned is alive. */
   shutdown(): Promise<void>;
@@ -163,7 +169,7 @@ class RuntimeImpl implements Runtime {
   private readonly events = new Subject<RuntimeEvent>();
   private readonly pool: ServerPool;
   private readonly handles = new Set<ActorHandle>();
-  private readonly sandboxes = new Map<string, SandboxEntry>();
+  private readonly workspaces = new Map<string, SandboxEntry>();
   private readonly ownedSandboxes: Sandbox[] = [];
   private readonly activations = new Set<Promise<unknown>>();
   private actorSequence = 0;
@@ -258,11 +264,19 @@ class RuntimeImpl implements Runtime {
     return handle;
   }
 
-  async createSandbox(projectDir: string, options: { includeIgnored?: boolean } = {}): Promise<Sandbox> {
+  async createSandbox(projectDir: string, options: { includeIgnored?: boolean; id?: string } = {}): Promise<Sandbox> {
     this.assertRunning('createSandbox()');
-    const sandbox = await Sandbox.create({ projectDir, ...(options.includeIgnored ? { includeIgnored: true } : {}) });
+    const sandbox = await Sandbox.create({
+      projectDir,
+      ...(options.includeIgnored ? { includeIgnored: true } : {}),
+      ...(options.id !== undefined ? { id: options.id } : {}),
+    });
     this.ownedSandboxes.push(sandbox);
     return sandbox;
+  }
+
+  sandboxes(): Promise<LeftSandbox[]> {
+    return Sandbox.leftBehind();
   }
 
   status(): RuntimeStatus {
@@ -322,8 +336,8 @@ class RuntimeImpl implements Runtime {
     for (const handle of this.handles) handle.cancelCalls('the runtime is shutting down');
     for (const handle of [...this.handles].reverse()) await attempt(() => handle.deactivate());
     await attempt(() => this.pool.shutdown());
-    for (const entry of this.sandboxes.values()) await attempt(async () => (await entry.workspace).dispose());
-    this.sandboxes.clear();
+    for (const entry of this.workspaces.values()) await attempt(async () => (await entry.workspace).dispose());
+    this.workspaces.clear();
     for (const sandbox of this.ownedSandboxes.splice(0).reverse()) await attempt(() => sandbox.dispose());
     // No group left to guard (unless another runtime in this host has some): the reaper goes too.
     await attempt(() => retireReaper());
@@ -363,7 +377,7 @@ class RuntimeImpl implements Runtime {
   }
 
   private openWorkspace(sandbox: Sandbox): SandboxEntry {
-    const existing = this.sandboxes.get(sandbox.root);
+    const existing = this.workspaces.get(sandbox.root);
     if (existing) {
       existing.refs += 1;
       return existing;
@@ -373,16 +387,16 @@ class RuntimeImpl implements Runtime {
       id: createHash('sha256').update(sandbox.root).digest('hex').slice(0, 8),
       refs: 1,
     };
-    this.sandboxes.set(sandbox.root, entry);
+    this.workspaces.set(sandbox.root, entry);
     return entry;
   }
 
   private async closeWorkspace(sandbox: Sandbox): Promise<void> {
-    const entry = this.sandboxes.get(sandbox.root);
+    const entry = this.workspaces.get(sandbox.root);
     if (!entry) return;
     entry.refs -= 1;
     if (entry.refs > 0) return;
-    this.sandboxes.delete(sandbox.root);
+    this.workspaces.delete(sandbox.root);
     await (await entry.workspace.catch(() => undefined))?.dispose();
   }
 

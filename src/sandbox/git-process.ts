@@ -47,7 +47,7 @@ export function runGitProcess(argv: readonly string[], options: GitProcessOption
       return;
     }
     const pid = child.pid;
-    if (pid !== undefined) trackGroup(pid);
+    if (pid !== undefined) trackGroup(pid, { log: false });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.on('error', (error) => {

@@ -23,6 +23,8 @@ export interface WorkspaceRoots {
   readonly root: string;
   /** The project the sandbox stands for (what agents and results name). */
   readonly logicalRoot: string;
+  /** Where to keep the checkpoints (a sandbox's own `checkpointsDir`, which survives a crash); default a temp dir. */
+  readonly checkpointsDir?: string;
 }
 
 export class SandboxWorkspace implements AsyncDisposable {
@@ -56,7 +58,8 @@ export class SandboxWorkspace implements AsyncDisposable {
    * await using workspace = await SandboxWorkspace.open(sandbox);
    */
   static async open(roots: WorkspaceRoots): Promise<SandboxWorkspace> {
-    const checkpoints = await CheckpointStore.open({ root: roots.root });
+    // Reopening a sandbox's own store also finishes a rollback a crash interrupted.
+    const checkpoints = await CheckpointStore.open({ root: roots.root, ...(roots.checkpointsDir ? { storeDir: roots.checkpointsDir } : {}) });
     const workspace: { current?: SandboxWorkspace } = {};
     // Watching starts before the baseline, so no change after the baseline's walk goes unreported.
     let watcher: TreeWatcher | undefined;

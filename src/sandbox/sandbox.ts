@@ -28,6 +28,17 @@ import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actor
 import { copyEntry, limiter, lstatOrUndefined, removeEntry } from './copy-tree.js';
 import { runGit } from './sandbox-git.js';
 import { ABSENT_MODE, treeChanges, unifiedDiff, type TreeChange } from './unified-diff.js';
+import {
+  checkpointsDirOf,
+  inUseElsewhere,
+  leftBehindSandboxes,
+  readSandboxManifest,
+  SANDBOX_DIR_PREFIX,
+  sandboxDirOf,
+  writeSandboxManifest,
+  type LeftSandbox,
+  type SandboxManifest,
+} from './sandbox-reopen.js';
 import { createCopy, createWorktree, probeRepository, projectDirectory, snapshot, type Layout, type SandboxKind } from './sandbox-layout.js';
 
 export interface SandboxOptions {
@@ -37,9 +48,15 @@ export interface SandboxOptions {
   readonly includeIgnored?: boolean;
   /** Parent directory for the sandbox. Default `os.tmpdir()`. */
   readonly tempDir?: string;
+  /**
+   * Names the sandbox (1-64 letters, digits, `-`, `_`). When a sandbox of that id exists — a
+   * crashed host left it — it is reopened as it was, checkpoints included, instead of made anew.
+   */
+  readonly id?: string;
 }
 
 export type { SandboxKind } from './sandbox-layout.js';
+export type { LeftSandbox } from './sandbox-reopen.js';
 
 export interface ChangedFile {
   /** Relative to the project directory, `/`-separated. */
@@ -72,14 +89,25 @@ export class Sandbox implements AsyncDisposable {
   readonly logicalRoot: string;
   readonly root: string;
   readonly kind: SandboxKind;
+  /** Its id: what `create({ id })` reopens it by, and what `leftBehind()` lists. */
+  readonly id: string;
+  /** Where the checkpoints of this sandbox are kept, so they survive a crash of the host. */
+  readonly checkpointsDir: string;
+  /** True when `create({ id })` found it left behind and reopened it. */
+  readonly reopened: boolean;
   readonly #layout: Layout;
+  readonly #createdAt: number;
   #baseline: string;
   #tail: Promise<unknown> = Promise.resolve();
   #disposed: Promise<void> | undefined;
 
-  private constructor(layout: Layout, baseline: string) {
+  private constructor(layout: Layout, baseline: string, id: string, createdAt: number, reopened: boolean) {
     this.#layout = layout;
     this.#baseline = baseline;
+    this.id = id;
+    this.#createdAt = createdAt;
+    this.reopened = reopened;
+    this.checkpointsDir = checkpointsDirOf(layout.tempDir);
     this.logicalRoot = layout.logicalRoot;
     this.root = layout.root;
     this.kind = layout.kind;
@@ -90,16 +118,31 @@ export class Sandbox implements AsyncDisposable {
     const logicalRoot = await projectDirectory(options.projectDir);
     const includeIgnored = options.includeIgnored ?? false;
     const repository = await probeRepository(logicalRoot);
-    const tempDir = await mkdtemp(join(await realpath(options.tempDir ?? tmpdir()), 'mcp-actors-sandbox-')).catch((error: unknown) => {
+    const cannotMake = (error: unknown): never => {
       throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `cannot make a sandbox directory in ${options.tempDir ?? tmpdir()}: ${messageOf(error)}`, {
         cause: error,
       });
-    });
+    };
+    const base = await realpath(options.tempDir ?? tmpdir()).catch(cannotMake);
+    let tempDir: string;
+    if (options.id !== undefined) {
+      tempDir = sandboxDirOf(base, options.id);
+      const left = await readSandboxManifest(tempDir);
+      if (left) return Sandbox.#reopen(left, logicalRoot);
+      // A directory without a manifest is a sandbox whose making was cut short: made again.
+      await rm(tempDir, { recursive: true, force: true });
+      await mkdir(tempDir).catch(cannotMake);
+    } else {
+      tempDir = await mkdtemp(join(base, SANDBOX_DIR_PREFIX)).catch(cannotMake);
+    }
     try {
       const layout = repository
         ? await createWorktree(logicalRoot, repository, tempDir, includeIgnored)
         : await createCopy(logicalRoot, tempDir, includeIgnored);
-      return new Sandbox(layout, await snapshot(layout));
+      const id = options.id ?? tempDir.slice(join(base, SANDBOX_DIR_PREFIX).length);
+      const sandbox = new Sandbox(layout, await snapshot(layout), id, Date.now(), false);
+      await sandbox.#saveManifest();
+      return sandbox;
     } catch (error) {
       await rm(tempDir, { recursive: true, force: true });
       // Best effort: the error being thrown is the one worth reporting; create() prunes next time anyway.
@@ -107,6 +150,36 @@ export class Sandbox implements AsyncDisposable {
       if (isMcpActorsError(error)) throw error;
       throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `could not create a sandbox of ${logicalRoot}: ${messageOf(error)}`, { cause: error });
     }
+  }
+
+  static async #reopen(manifest: SandboxManifest, logicalRoot: string): Promise<Sandbox> {
+    if (manifest.layout.logicalRoot !== logicalRoot) {
+      throw new McpActorsError(
+        ErrorCode.SANDBOX_FAILED,
+        `sandbox "${manifest.id}" is a sandbox of ${manifest.layout.logicalRoot}, not of ${logicalRoot}; pick another id or the project it belongs to`,
+        { details: { id: manifest.id, projectDir: manifest.layout.logicalRoot } },
+      );
+    }
+    if (inUseElsewhere(manifest)) {
+      throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `sandbox "${manifest.id}" is in use by process ${manifest.pid}; only a sandbox whose host is gone can be reopened`, {
+        details: { id: manifest.id, pid: manifest.pid },
+      });
+    }
+    const sandbox = new Sandbox(manifest.layout, manifest.baseline, manifest.id, manifest.createdAt, true);
+    await sandbox.#saveManifest();
+    return sandbox;
+  }
+
+  /**
+   * The sandboxes under `tempDir` (default the OS temp dir) whose host is gone, so `create({ id })`
+   * can reopen them or `create({ id })` + `dispose()` remove them.
+   */
+  static leftBehind(tempDir?: string): Promise<LeftSandbox[]> {
+    return leftBehindSandboxes(tempDir);
+  }
+
+  #saveManifest(): Promise<void> {
+    return writeSandboxManifest({ version: 1, id: this.id, pid: process.pid, createdAt: this.#createdAt, layout: this.#layout, baseline: this.#baseline });
   }
 
   /**
@@ -161,6 +234,7 @@ export class Sandbox implements AsyncDisposable {
       }
       await this.#write(pending);
       this.#baseline = await this.#advanceBaseline(changes);
+      await this.#saveManifest();
       return { applied: pending.map((change) => change.path) };
     });
   }

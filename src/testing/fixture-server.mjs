@@ -20,6 +20,17 @@
  *   --startup-delay-ms=MS   wait MS before connecting the transport
  *   --ping-hang             never answer ping
  *   --page-size=N           tools/list answers in pages of N tools (with nextCursor)
+ *   --protocol-version=V    answer initialize with protocol version V (a version mismatch)
+ *   --slow-calls-ms=MS      wait MS before answering every tools/call
+ *   --oversized-message=B   before answering the first tools/call, write one B-byte JSON line
+ *   --half-frame-exit       on the first tools/call, write half a JSON-RPC line, then exit 1
+ *   --stderr-flood          write stderr lines without pause from the start
+ *   --stop-reading-after=N  stop reading stdin after answering N tools/call requests
+ *   --endless-progress      tools/call sends progress every 10 ms and never answers
+ *   --list-changed-storm=N  send N tools/list_changed notifications after initialized
+ *   --lying-annotations     every tool says readOnlyHint: true (write_then_fail writes anyway)
+ *   --duplicate-responses   every response is written twice
+ *   --unknown-response-ids  a response with an id never requested comes before each answer
  *
  * If MCP_ACTORS_PID_LOG names a file, `<pid> <pgid>` lines are appended for this process and the
  * grandchild, so the test suite can check that nothing outlived it.
@@ -33,6 +44,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import {
   CallToolRequestSchema,
   ErrorCode,
+  InitializeRequestSchema,
   ListToolsRequestSchema,
   McpError,
   PingRequestSchema,
@@ -40,7 +52,18 @@ import {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-const INTEGER_FLAGS = ['crash-after', 'exit-zero-after', 'exit-on-start', 'stderr-lines', 'startup-delay-ms', 'page-size'];
+const INTEGER_FLAGS = [
+  'crash-after',
+  'exit-zero-after',
+  'exit-on-start',
+  'stderr-lines',
+  'startup-delay-ms',
+  'page-size',
+  'slow-calls-ms',
+  'oversized-message',
+  'stop-reading-after',
+  'list-changed-storm',
+];
 const BOOLEAN_FLAGS = [
   'hang-on-initialize',
   'hang-on-call',
@@ -48,6 +71,12 @@ const BOOLEAN_FLAGS = [
   'ignore-sigterm',
   'fork-grandchild',
   'ping-hang',
+  'half-frame-exit',
+  'stderr-flood',
+  'endless-progress',
+  'lying-annotations',
+  'duplicate-responses',
+  'unknown-response-ids',
 ];
 
 function usage(message) {
@@ -68,6 +97,9 @@ function parseArgs(argv) {
     } else if (BOOLEAN_FLAGS.includes(flag)) {
       if (value !== undefined && value !== 'true' && value !== 'false') usage(`--${flag} takes no value`);
       options[key] = value !== 'false';
+    } else if (flag === 'protocol-version') {
+      if (!value) usage('--protocol-version needs a value, as --protocol-version=1999-01-01');
+      options.protocolVersion = value;
     } else if (flag === 'crash-mode') {
       if (value !== 'exit' && value !== 'sigkill') usage('--crash-mode must be exit or sigkill');
       options.crashMode = value;
@@ -366,8 +398,22 @@ async function connect() {
     { capabilities: { tools: { listChanged: true } } },
   );
 
+  if (options.protocolVersion) {
+    // Replaces the SDK's own initialize handler (same Map); only the version is changed.
+    server.setRequestHandler(InitializeRequestSchema, async (request) => ({
+      ...(await server._oninitialize(request)),
+      protocolVersion: options.protocolVersion,
+    }));
+  }
+  if (options.listChangedStorm) {
+    server.oninitialized = () => {
+      for (let i = 0; i < options.listChangedStorm; i++) void server.sendToolListChanged();
+    };
+  }
+
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const all = [...staticTools, ...dynamicTools.values()];
+    const listed = [...staticTools, ...dynamicTools.values()];
+    const all = options.lyingAnnotations ? listed.map((tool) => ({ ...tool, annotations: { ...tool.annotations, readOnlyHint: true } })) : listed;
     if (!options.pageSize) return { tools: all };
     const start = Number(request.params?.cursor ?? 0);
     const end = start + options.pageSize;
@@ -377,11 +423,45 @@ async function connect() {
   let callsReceived = 0;
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (options.hangOnCall) return never();
+    if (options.halfFrameExit) {
+      process.stdout.write('{"jsonrpc":"2.0","id":', () => process.exit(1));
+      return never();
+    }
+    if (options.endlessProgress) {
+      const token = request.params._meta?.progressToken;
+      let progress = 0;
+      setInterval(() => {
+        progress += 1;
+        if (token !== undefined) void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress } });
+      }, 10);
+      return never();
+    }
+    if (options.oversizedMessage && !oversizedSent) {
+      oversizedSent = true;
+      const padding = 'x'.repeat(options.oversizedMessage);
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: padding } })}\n`);
+    }
+    if (options.slowCallsMs) await new Promise((resolve) => setTimeout(resolve, options.slowCallsMs));
     if (options.crashAfter !== undefined && callsReceived >= options.crashAfter) exitNow(1, options.crashMode);
     if (options.exitZeroAfter !== undefined && callsReceived >= options.exitZeroAfter) exitNow(0, 'exit');
     callsReceived++;
     const result = await runTool(server, request.params.name, request.params.arguments ?? {}, { ...extra, _meta: request.params._meta });
     if (options.garbageStdout) process.stdout.write('this is not json\n');
+
+if (options.stderrFlood) {
+  const line = `fixture stderr flood ${'.'.repeat(200)}\n`;
+  const flood = () => process.stderr.write(line.repeat(50), () => setImmediate(flood));
+  flood();
+}
+    if (options.stopReadingAfter !== undefined && callsReceived >= options.stopReadingAfter) {
+      // The answer still goes out; after it, nothing more is read, so the host's writes pile up.
+      setImmediate(() => {
+        process.stdin.pause();
+        process.stdin.removeAllListeners('data');
+        // Nothing else would keep the process alive once stdin is no longer read.
+        keepAlive();
+      });
+    }
     return result;
   });
 
@@ -393,6 +473,15 @@ async function connect() {
   if (!options.ignoreSigterm) process.stdin.on('end', () => setImmediate(() => process.exit(0)));
 
   const transport = new StdioServerTransport();
+  if (options.duplicateResponses || options.unknownResponseIds) {
+    const send = transport.send.bind(transport);
+    transport.send = async (message) => {
+      const isResponse = 'id' in message && ('result' in message || 'error' in message);
+      if (isResponse && options.unknownResponseIds) await send({ jsonrpc: '2.0', id: `unknown-${unknownIds++}`, result: {} });
+      await send(message);
+      if (isResponse && options.duplicateResponses) await send(message);
+    };
+  }
   await server.connect(transport);
   countWire(transport);
 }
@@ -423,6 +512,9 @@ function countWire(transport) {
   write();
   process.on('exit', write);
 }
+
+let oversizedSent = false;
+let unknownIds = 0;
 
 // Startup, in order. Everything above is declarations, so no handler can meet an uninitialised binding.
 const options = parseArgs(process.argv.slice(2));

@@ -32,6 +32,28 @@ export type FixtureOptions = {
   pingHang?: boolean;
   /** tools/list answers in pages of this many tools, with nextCursor. */
   pageSize?: number;
+  /** Answer initialize with this protocol version (a version mismatch). */
+  protocolVersion?: string;
+  /** Wait this long before answering every tools/call (slow calls). */
+  slowCallsMs?: number;
+  /** Before answering the first tools/call, write one JSON line of this many bytes (over the cap). */
+  oversizedMessage?: number;
+  /** On the first tools/call, write half a JSON-RPC line, then exit 1. */
+  halfFrameExit?: boolean;
+  /** Write stderr lines without pause from the start. */
+  stderrFlood?: boolean;
+  /** Stop reading stdin after answering this many tools/call requests. */
+  stopReadingAfter?: number;
+  /** tools/call sends progress every 10 ms and never answers. */
+  endlessProgress?: boolean;
+  /** Send this many tools/list_changed notifications right after initialized. */
+  listChangedStorm?: number;
+  /** Every tool says readOnlyHint: true (write_then_fail still writes). */
+  lyingAnnotations?: boolean;
+  /** Every response is written twice. */
+  duplicateResponses?: boolean;
+  /** A response with an id never requested comes before each answer. */
+  unknownResponseIds?: boolean;
 };
 
 /** The configuration `fixtureServerConfig` returns; it fits `McpServerConfig`. */
@@ -75,6 +97,17 @@ export function fixtureArgs(options: FixtureOptions = {}): string[] {
   value('startup-delay-ms', options.startupDelayMs);
   on('ping-hang', options.pingHang);
   value('page-size', options.pageSize);
+  value('protocol-version', options.protocolVersion);
+  value('slow-calls-ms', options.slowCallsMs);
+  value('oversized-message', options.oversizedMessage);
+  on('half-frame-exit', options.halfFrameExit);
+  on('stderr-flood', options.stderrFlood);
+  value('stop-reading-after', options.stopReadingAfter);
+  on('endless-progress', options.endlessProgress);
+  value('list-changed-storm', options.listChangedStorm);
+  on('lying-annotations', options.lyingAnnotations);
+  on('duplicate-responses', options.duplicateResponses);
+  on('unknown-response-ids', options.unknownResponseIds);
   return args;
 }
 

@@ -6,3 +6,6 @@ export {
   type FixtureServerConfig,
 } from './fixture.js';
 export { referenceServerConfig, referenceServerPath, type ReferenceServer } from './reference-servers.js';
+export { faultyTransport, seededRandom, type FaultMode, type FaultPlan, type FaultyTransport } from './faulty-transport.js';
+export { fakeServerClock, waitForServerState, type FakeServerClock } from './server-helpers.js';
+export { descendantsOf, listenerCount, openHandles, spawnedProcesses, type SpawnedProcesses } from './processes.js';

@@ -248,12 +248,14 @@ describe('StdioProcessTransport: messages', () => {
       'server "test" sent a message over 10000 bytes; the connection was closed. Raise maxMessageBytes if the server really sends messages this large',
     );
     expect(exit.requested).toBe(false);
-    expect(exit.stopStep).toBe('stdin-closed');
+    // A contract breach: the group is SIGKILLed at once, with no clean stop sequence.
+    expect(exit.stopStep).toBe('SIGKILL');
+    expect(exit.signal).toBe('SIGKILL');
     expect(h.errors.map((error) => (error as McpActorsError).code)).toEqual(['MESSAGE_TOO_LARGE']);
     expect(h.messages.some(isAnswerTo(2))).toBe(false);
     expect(h.closes()).toBe(1);
     expect(groupMembers(pid)).toEqual([]);
-    expect(describeExit(exit, 'test')).toMatch(/^server "test" sent a message over 10000 bytes.*; the process exited with code 0$/);
+    expect(describeExit(exit, 'test')).toMatch(/^server "test" sent a message over 10000 bytes.*; the process was killed by SIGKILL$/);
   });
 
   it('waits for the pipe to drain when the server reads slowly', async () => {
@@ -404,6 +406,16 @@ describe('StdioProcessTransport: close()', () => {
     expect(h.transport.exit).toMatchObject({ code: null, signal: 'SIGTERM', requested: true, stopStep: 'SIGTERM' });
     expect(tookMs).toBeGreaterThanOrEqual(190);
     expect(tookMs).toBeLessThan(1_500);
+    expect(groupMembers(pid)).toEqual([]);
+  });
+
+  it('kill() SIGKILLs the whole group at once, without the clean stop sequence', async () => {
+    const h = harness({ args: [echoServer, '--ignore-eof', '--ignore-sigterm'], shutdownTimeoutMs: 60_000 });
+    const pid = await startReady(h);
+    await h.transport.kill();
+    // With the clean sequence this would have waited half of the 60 s budget before SIGTERM.
+    expect(h.transport.exit).toMatchObject({ code: null, signal: 'SIGKILL', requested: true, stopStep: 'SIGKILL' });
+    expect(h.closes()).toBe(1);
     expect(groupMembers(pid)).toEqual([]);
   });
 

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { record } from './support/record.js';
 import { ensureBuilt, runHost } from './support/run-host.js';
 
 const host = fileURLToPath(new URL('./support/emfile-host.mjs', import.meta.url));
@@ -34,5 +35,6 @@ describe('a spawn that runs out of file descriptors', () => {
     expect(step('b-answered')).toMatchObject({ text: 'after' });
     expect(step('done')).toBeDefined();
     expect(run.stderr).not.toMatch(/Unhandled|is not iterable/);
+    record('spawn-emfile', `host lived; B: SPAWN_FAILED (EMFILE, transient), ${String(step('starved')?.bRestarts)} retries while starved, RUNNING once freed; A answered throughout`);
   });
 });

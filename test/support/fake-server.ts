@@ -6,7 +6,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fromCallback } from 'xstate';
 import { ClientConnection } from '../../src/actors/client-connection.js';
 import { handshake } from '../../src/actors/connect-client.js';
@@ -22,6 +22,10 @@ export class FakeServers {
   /** Behaviours for the next attempts, used in order; `ok` once the script runs out. */
   readonly script: StartBehaviour[] = [];
   spawns = 0;
+  /** How many handles were killed (a contract breach) rather than closed. */
+  kills = 0;
+  /** Servers created from now on never answer ping (a hung server). */
+  pingHang = false;
   /** How long tools/list takes to answer (a slow server). */
   listDelayMs = 0;
   readonly spawnTimes: number[] = [];
@@ -64,6 +68,10 @@ export class FakeServers {
           if (this.current?.serverSide === serverSide) this.current = undefined;
           await clientSide.close().catch(() => undefined);
         })()),
+      kill: () => {
+        this.kills += 1;
+        return handle.close();
+      },
     };
     this.live.add(handle);
     sendBack({ type: 'server.spawned', handle });
@@ -96,7 +104,7 @@ export class FakeServers {
       clientSide.onclose = () => {
         connection?.markEnded({ normal: false, error: new McpActorsError(ErrorCode.SERVER_CRASHED, 'fake connection closed') });
       };
-      connection = await handshake({ config: input.config, transport: clientSide, pid: 4242, closeTransport: handle.close });
+      connection = await handshake({ config: input.config, transport: clientSide, pid: 4242, closeTransport: handle.close, killTransport: handle.kill });
       if (!active) return;
       handedOver = true;
       this.current = { connection, serverSide };
@@ -110,6 +118,7 @@ export class FakeServers {
 
   private createServer(): Server {
     const server = new Server({ name: 'fake', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    if (this.pingHang) server.setRequestHandler(PingRequestSchema, () => new Promise<never>(() => undefined));
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       if (this.listDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.listDelayMs));
       return { tools: [

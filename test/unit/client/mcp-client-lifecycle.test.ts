@@ -146,13 +146,22 @@ describe('McpClient over the server machine (fake connections)', () => {
     const lost = await slow;
     expect(lost.code).toBe('CONNECTION_LOST');
     expect(lost.message).toContain('fake server crashed');
-    expect(c.state).toBe('STARTING');
-    await flush(100);
+    // The first restart after a crash of a RUNNING server is immediate (as OTP does).
     expect(c.state).toBe('RUNNING');
     const again = c.callTool('echo', { message: 'back' });
     await flush();
     expect(textOf(await again)).toBe('back');
     expect(c.status().restarts).toBe(1);
+    // The crash is still what status() shows, with the server RUNNING again.
+    expect(c.status().lastError?.message).toContain('fake server crashed');
+    // The second crash in the window backs off from initialMs.
+    expect(fakes.crash()).toBe(true);
+    await flush();
+    expect(c.state).toBe('STARTING');
+    expect(c.status().nextAttemptAt).toBe(Date.now() + 100);
+    await flush(100);
+    expect(c.state).toBe('RUNNING');
+    expect(c.status().restarts).toBe(2);
   });
 
   it('does not restart a transient server after a normal exit, but starts it lazily on the next call', async () => {
@@ -361,7 +370,8 @@ describe('McpClient over the server machine (fake connections)', () => {
     const lazy = c.callTool('echo', { message: 'lazy' });
     await flush();
     await lazy;
-    expect(c.status().restarts).toBe(1);
+    // The server ended by itself, so the lazy start is a restart and counts against the intensity.
+    expect(c.status().restarts).toBe(2);
     const stopped = c.stop();
     await flush();
     await stopped;

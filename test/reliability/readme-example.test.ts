@@ -1,0 +1,14 @@
+/** The README's example test of `mcp-actors/testing`, as written there (imports from src/). */
+import { expect, it } from 'vitest';
+import { McpClient } from '../../src/client/mcp-client.js';
+import { fixtureServerConfig, spawnedProcesses, waitForServerState } from '../../src/testing/index.js';
+
+it('survives a server that crashes on its second call', async () => {
+  const client = new McpClient(fixtureServerConfig({ name: 'flaky', crashAfter: 1 }));
+  expect((await client.callTool('echo', { message: 'one' })).content).toEqual([{ type: 'text', text: 'one' }]);
+  await expect(client.callTool('echo', { message: 'two' })).rejects.toMatchObject({ code: 'CONNECTION_LOST' });
+  await waitForServerState(client, 'RUNNING', 10_000); // restarted at once
+  expect(client.status().lastError?.code).toBe('SERVER_CRASHED');
+  await client.stop();
+  expect(spawnedProcesses().groups).toEqual([]);
+});
