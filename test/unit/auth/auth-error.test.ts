@@ -5,7 +5,7 @@ import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { describe, expect, it } from 'vitest';
 import { authErrorOf } from '../../../src/auth/auth-error.js';
 import { capabilitiesFor } from '../../../src/actors/server-requests.js';
-import { redactedConfig } from '../../../src/client/redacted-config.js';
+import { redactedConfig } from '../../../src/redaction/redactor.js';
 import { validateServerConfig } from '../../../src/config/validate-server-config.js';
 
 const context = { server: 'linear', url: 'https://mcp.example.com/mcp', what: 'connect', hasProvider: false };
