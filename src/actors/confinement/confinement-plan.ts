@@ -127,10 +127,15 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
   // Under the host's temp dir only what the server needs stays visible (read-only).
   const readable = new Set<string>();
   const named = (target.args ?? []).filter((arg) => isAbsolute(arg)).map((arg) => (kindOf(arg) === 'file' ? dirname(arg) : arg));
-  for (const candidate of [target.cwd, home, commandFolder(target.command), ...named]) {
+  for (const candidate of [target.cwd, home, commandFolder(target.command), PACKAGE_ROOT, ...named]) {
     if (candidate === undefined || candidate === '') continue;
     const real = realOr(candidate);
-    if (isInside(real, hostTmp) && real !== hostTmp && kindOf(real) === 'directory' && ![...writable].some((w) => isInside(real, w))) readable.add(real);
+    if (!isInside(real, hostTmp) || real === hostTmp || kindOf(real) !== 'directory') continue;
+    // A script's imports resolve from the package around it (its node_modules, a build beside it):
+    // the outermost package under the temp dir stays readable, not only the script's own folder.
+    const visible = outermostPackage(real, hostTmp);
+    if (![...writable].some((w) => isInside(visible, w) || isInside(w, visible))) readable.add(visible);
+    else if (![...writable].some((w) => isInside(real, w))) readable.add(real);
   }
 
   let network: NetworkPlan;
@@ -175,6 +180,18 @@ function realOr(path: string): string {
 function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** This package's own folder: the fixture server and the network bridge a confined server may run live there. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** The outermost folder above `dir` (and below `top`) that holds a package.json or node_modules; else `dir`. */
+function outermostPackage(dir: string, top: string): string {
+  let found = dir;
+  for (let at = dir; isInside(at, top) && at !== top; at = dirname(at)) {
+    if (kindOf(join(at, 'package.json')) === 'file' || kindOf(join(at, 'node_modules')) === 'directory') found = at;
+  }
+  return found;
 }
 
 function commandFolder(command: string): string | undefined {
