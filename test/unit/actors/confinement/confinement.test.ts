@@ -104,3 +104,34 @@ describe('the confine setting', () => {
     expect(withSandbox(undefined, undefined, undefined)).toBeUndefined();
   });
 });
+
+describe('what stays readable under the host temp dir', () => {
+  it('is the whole package around a script there (its node_modules and build), not only the script folder', async () => {
+    const { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { planConfinement } = await import('../../../../src/actors/confinement/confinement-plan.js');
+    const pkg = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-clone-')));
+    const sandboxRoot = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-sbx-')));
+    try {
+      mkdirSync(join(pkg, 'test', 'support'), { recursive: true });
+      mkdirSync(join(pkg, 'node_modules'));
+      writeFileSync(join(pkg, 'package.json'), '{}');
+      writeFileSync(join(pkg, 'test', 'support', 'server.mjs'), '');
+      const prepared = planConfinement(
+        { serverName: 's', setting: { root: sandboxRoot }, env: { HOME: '/nonexistent-home' }, command: process.execPath, args: [join(pkg, 'test', 'support', 'server.mjs')] },
+        '/usr/bin/bwrap',
+      );
+      try {
+        expect(prepared.plan.readable).toContain(pkg);
+        expect(prepared.plan.readable).not.toContain(sandboxRoot); // writable, not merely readable
+        expect(prepared.plan.writable).toContain(sandboxRoot);
+      } finally {
+        prepared.dispose();
+      }
+    } finally {
+      rmSync(pkg, { recursive: true, force: true });
+      rmSync(sandboxRoot, { recursive: true, force: true });
+    }
+  });
+});
