@@ -36,8 +36,7 @@ export interface SessionOptions {
 
 /** The tenant of `--tenant`, else `default_tenant` of the file, else `local`. */
 export function tenantFor(context: CommandContext, runtime: Runtime): string {
-  const fromFile = (runtime.config as { defaultTenant?: unknown }).defaultTenant;
-  return context.flags.tenant ?? (typeof fromFile === 'string' ? fromFile : 'local');
+  return context.flags.tenant ?? runtime.config.defaultTenant ?? 'local';
 }
 
 /**

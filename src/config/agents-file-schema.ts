@@ -199,6 +199,11 @@ export const agentsFileSchema = {
     tools: toolsSection,
     skills: section(skillSchema, name('a skill name'), 'Skills, keyed by name.'),
     actors: section(actorSchema, name('an actor name'), 'Actors, keyed by name.'),
+    default_tenant: {
+      type: 'string',
+      minLength: 1,
+      description: 'The tenant the agents CLI acts for when --tenant is not given (default: local).',
+    },
   },
 } as const;
 

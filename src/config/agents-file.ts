@@ -85,6 +85,8 @@ export interface AgentsConfig {
   readonly actors: Readonly<Record<string, ActorConfig>>;
   /** The file the configuration was read from, when there was one. */
   readonly source?: string;
+  /** `default_tenant`: the tenant the CLI acts for when `--tenant` is not given. */
+  readonly defaultTenant?: string;
 }
 
 export interface AgentsConfigOptions {
@@ -539,6 +541,7 @@ function assemble(data: Record<string, unknown>, servers: Record<string, Resolve
     tools: Object.freeze(tools),
     skills: Object.freeze(skills),
     actors: Object.freeze(actors),
+    ...(typeof data.default_tenant === 'string' ? { defaultTenant: data.default_tenant } : {}),
     ...(context.sourceFile === undefined ? {} : { source: context.sourceFile }),
   });
 }

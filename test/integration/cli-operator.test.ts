@@ -51,6 +51,16 @@ describe('agents, in operator words', () => {
     expect(result.stdout).toContain('actor helper for tenant local: every server is running');
   });
 
+  it('takes the tenant from default_tenant in the file when --tenant is not given', async () => {
+    const { readFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'tenanted.yaml'), `default_tenant: acme\n${readFileSync(join(dir, 'agents.yaml'), 'utf8')}`);
+    const result = await agents(['status', 'helper', '--file', 'tenanted.yaml']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('actor helper for tenant acme: every server is running');
+    const flagged = await agents(['status', 'helper', '--file', 'tenanted.yaml', '--tenant', 'globex']);
+    expect(flagged.stdout).toContain('actor helper for tenant globex');
+  });
+
   it('agents demo --inspect narrates the tour with the inspector on, prints its URL once and exits 0 by itself', async () => {
     const result = await agents(['demo', '--inspect']);
     expect(result.code).toBe(0);

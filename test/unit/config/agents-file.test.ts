@@ -264,7 +264,7 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
     const problem = problemAt(errorOf('servers: {}\nskils: {}\n'), 'skils');
     expect(problem).toEqual({ path: 'skils', problem: 'agents.yaml:2:1: is not a known section', hint: 'did you mean "skills"?' });
     expect(problemAt(errorOf('mcpServers: {}\n'), 'mcpServers').hint).toBe('did you mean "servers"?');
-    expect(problemAt(errorOf('colours: {}\n'), 'colours').hint).toBe('allowed sections: servers, tools, skills, actors');
+    expect(problemAt(errorOf('colours: {}\n'), 'colours').hint).toBe('allowed sections: servers, tools, skills, actors, default_tenant');
   });
 
   it('rejects a file that is not a mapping of sections', () => {
