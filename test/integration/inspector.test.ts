@@ -136,7 +136,9 @@ describe('the inspector server', () => {
         const m = steady(raw) as ReceivedMessage;
         const { createdAt: _createdAt, ...rest } = m;
         if (m.type !== '@xstate.actor') return rest;
-        return { ...rest, snapshot: Object.keys(m.snapshot ?? {}).sort() };
+        // A short-lived call may be done by the time one of the two takes its snapshot: `output` and
+        // `error` appear only then, so the fields compared are the ones every moment has.
+        return { ...rest, snapshot: Object.keys(m.snapshot ?? {}).filter((key) => key !== 'output' && key !== 'error').sort() };
       };
       for (const type of ['@xstate.event', '@xstate.snapshot', '@xstate.actor'] as const) {
         const mine = ours.filter((m) => m.type === type);
