@@ -69,6 +69,18 @@ describe('agents, in operator words', () => {
     expect(result.stdout).toMatch(/Done in [\d.]+ s; no process left/);
   }, 90_000);
 
+  it('on a terminal shows start progress with the restart count and what the server said', async () => {
+    const { spawn } = await import('node:child_process');
+    const command = [process.execPath, bin, 'status', 'stuck'].map((part) => `'${part}'`).join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(out).toMatch(/starting broken… restart 1\/5( in \d+ ms)?: .*fixture: exiting on start with code 3/);
+    expect(out).toContain('looks permanent');
+  }, 60_000);
+
   it('stops waiting when a start fails twice with the same error, and says what to fix in agents.yaml', async () => {
     const result = await agents(['status', 'stuck']);
     expect(result.code).toBe(1);
@@ -77,5 +89,6 @@ describe('agents, in operator words', () => {
     expect(result.stderr).toContain('under servers.broken in agents.yaml');
     expect(result.stderr).not.toMatch(/start\(\)|reconnect\(\)/);
     expect(result.stdout).not.toMatch(/\u001b/); // piped: no progress line, no colour
+    expect(result.stderr).not.toContain('starting broken…');
   });
 });
