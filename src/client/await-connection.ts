@@ -3,15 +3,19 @@
  * start), keeps waiting through restarts, and gives up only at the request's own deadline, when
  * the server reaches ERROR, when someone stops it, or when the caller aborts.
  */
-import { waitFor, type Actor } from 'xstate';
+import { waitFor } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { ServerConnection } from '../machines/server-io.js';
-import { publicStateOf, type serverMachine, type ServerSnapshot } from '../machines/server-machine.js';
+import { publicStateOf, refusesLazyStart, type ServerActorRef, type ServerSnapshot } from '../machines/server-machine.js';
 
 export interface AwaitOptions {
-  /** False while an asked-for stop is under way: then a call may not start the server again. */
-  readonly mayStart?: () => boolean;
+  /**
+   * Asked for by start() or reconnect(): true. Otherwise a call, which starts the server only
+   * when the machine allows a lazy start (not while an asked-for stop is under way, never once
+   * the server is retired: its `refusesLazyStart` guard).
+   */
+  readonly explicit?: boolean;
   readonly what: string;
   readonly deadline: number;
   readonly timeoutMs: number;
@@ -29,7 +33,7 @@ export function serverInErrorError(snapshot: ServerSnapshot, what: string): McpA
   );
 }
 
-export async function awaitConnection(actor: Actor<typeof serverMachine>, options: AwaitOptions): Promise<ServerConnection> {
+export async function awaitConnection(actor: ServerActorRef, options: AwaitOptions): Promise<ServerConnection> {
   const { what, deadline, timeoutMs, signal } = options;
   const initial = actor.getSnapshot();
   const name = initial.context.config.name;
@@ -37,8 +41,7 @@ export async function awaitConnection(actor: Actor<typeof serverMachine>, option
   if (ready) return ready;
   if (publicStateOf(initial) === 'ERROR') throw serverInErrorError(initial, what);
   if (signal?.aborted) throw cancelled(name, what, signal);
-  const mayStart = options.mayStart ?? (() => true);
-  if (!mayStart() && publicStateOf(initial) !== 'STARTING') throw stoppedError(name, what);
+  if (options.explicit !== true && refusesLazyStart(initial.context) && publicStateOf(initial) !== 'STARTING') throw stoppedError(name, what);
 
   const now = publicStateOf(initial);
   if (now === 'STOPPED' || now === 'STOPPING') actor.send({ type: 'server.start', explicit: false });

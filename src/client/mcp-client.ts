@@ -6,14 +6,20 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BehaviorSubject, distinctUntilChanged, Subject, type Observable } from 'rxjs';
-import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, waitFor, type InspectionEvent, type Observer } from 'xstate';
 import type { McpServerConfig, ResolvedServerConfig } from '../config/server-config.js';
 import { isResolvedServerConfig, validateServerConfig } from '../config/validate-server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { McpCapabilityMetadata, ServerConnection, ServerExit, TransportDiagnostics } from '../machines/server-io.js';
-import type { ChildStopEvent } from '../machines/runtime-machine.js';
-import { publicStateOf, serverMachine, type ServerClock, type ServerSnapshot } from '../machines/server-machine.js';
+import {
+  publicStateOf,
+  serverMachine,
+  type ServerActorRef,
+  type ServerClock,
+  type ServerMachineInput,
+  type ServerSnapshot,
+} from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import { createConnectServer, defaultServerActors, type ServerActors } from '../actors/server-actors.js';
 import { Redactor, redactedConfig } from '../redaction/redactor.js';
@@ -35,11 +41,11 @@ export interface McpClientOptions {
   /** The server actor's `id`, the name the inspector shows (default: its systemId). */
   readonly id?: string;
   /**
-   * An actor to join as a child: the server then lives in its system and shows under it when
-   * inspected. The parent stops it: `dispose()` sends it `{ type: 'child.stop', child }` (the
-   * runtime machine handles that event).
+   * Where the server actor lives, when not as a root actor of its own: the client hands its machine
+   * to `host.spawn` (the runtime's machine spawns it as its child), and once `dispose()` has stopped
+   * the server it calls `host.retire` (the runtime's machine then stops the child).
    */
-  readonly parent?: AnyActorRef;
+  readonly host?: ServerActorHost;
   /**
    * Removes secrets from `status()` and from errors (default: one that knows this server's `env`
    * and `headers` values). The runtime passes its own, which already knows every server's.
@@ -54,6 +60,12 @@ export interface McpClientOptions {
   readonly onElicit?: ElicitHandler;
   /** Answers the server's `sampling/createMessage`; the sampling capability is declared only when given. */
   readonly onSample?: SampleHandler;
+}
+
+/** An actor that spawns and owns server actors (see `McpClientOptions.host`). */
+export interface ServerActorHost {
+  spawn(logic: typeof serverMachine, options: { readonly id: string; readonly systemId: string; readonly input: ServerMachineInput }): ServerActorRef;
+  retire(actor: ServerActorRef): void;
 }
 
 export interface RequestOptions {
@@ -149,18 +161,17 @@ export class McpClient implements AsyncDisposable {
   readonly state$: Observable<ServerState>;
   /** Fires when the server says its tool list changed (the cached list is dropped first). */
   readonly toolsChanged$: Observable<void>;
-  private readonly serverActor: Actor<typeof serverMachine>;
+  private readonly serverActor: ServerActorRef;
   private readonly states: BehaviorSubject<ServerState>;
   private readonly toolsChanged = new Subject<void>();
   private toolCache: { connection: ServerConnection; tools: Promise<Tool[]> } | undefined;
   private watchedConnection: ServerConnection | undefined;
   private readonly activity = new WeakMap<ServerConnection, { id: string; count: number }>();
   private disposed = false;
-  private stopsPending = 0;
   private readonly redactor: Redactor;
   /** The contexts of the calls in flight, with how many calls each. */
   private readonly callContexts = new Map<CallContext, number>();
-  private readonly parent: AnyActorRef | undefined;
+  private readonly host: ServerActorHost | undefined;
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
     // A configuration loaded from a file (or by validateServerConfig) is validated once, there.
@@ -168,7 +179,7 @@ export class McpClient implements AsyncDisposable {
     this.name = this.config.name;
     // A runtime's redactor already knows this server's configuration as written (before the
     // tenant was filled in: the tenant is a name, not a secret).
-    this.parent = options.parent;
+    this.host = options.host;
     this.redactor = options.redactor ?? new Redactor();
     if (!options.redactor) this.redactor.addServerConfig(this.config);
     // The machine's context holds a redacted copy of the configuration; only the connect actor
@@ -188,13 +199,11 @@ export class McpClient implements AsyncDisposable {
         ? serverMachine.provide({ actors: { ...defaultServerActors, ...(connectServer ? { connectServer } : {}), ...options.actors } })
         : defaultServerMachine();
     const systemId = options.systemId ?? `server:${this.name}`;
-    this.serverActor = createActor(machine, {
-      input: { config: shown, ...(options.clock ? { clock: options.clock } : {}) },
-      id: options.id ?? systemId,
-      systemId,
-      ...(options.inspect ? { inspect: options.inspect } : {}),
-      ...(options.parent ? { parent: options.parent } : {}),
-    });
+    const input: ServerMachineInput = { config: shown, ...(options.clock ? { clock: options.clock } : {}) };
+    const id = options.id ?? systemId;
+    // Hosted, the actor is spawned (and started) by its host; otherwise it is a root of its own.
+    const root = options.host ? undefined : createActor(machine, { input, id, systemId, ...(options.inspect ? { inspect: options.inspect } : {}) });
+    this.serverActor = root ?? options.host!.spawn(machine, { id, systemId, input });
     this.states = new BehaviorSubject<ServerState>('STOPPED');
     this.state$ = this.states.pipe(distinctUntilChanged());
     this.toolsChanged$ = this.toolsChanged.asObservable();
@@ -203,7 +212,7 @@ export class McpClient implements AsyncDisposable {
       // The machine has no failing paths by design; should one appear, report it, never crash the host.
       error: (error: unknown) => this.states.error(error),
     });
-    this.serverActor.start();
+    root?.start();
   }
 
   /** The current public state: STOPPED, STARTING, RUNNING, STOPPING or ERROR. */
@@ -211,8 +220,8 @@ export class McpClient implements AsyncDisposable {
     return publicStateOf(this.serverActor.getSnapshot());
   }
 
-  /** The underlying XState actor, for inspection. */
-  get actor(): Actor<typeof serverMachine> {
+  /** The underlying XState actor, for inspection (a child of the runtime's actor when hosted). */
+  get actor(): ServerActorRef {
     return this.serverActor;
   }
 
@@ -249,20 +258,20 @@ export class McpClient implements AsyncDisposable {
   }
 
   /** Stops the server cleanly; resolves once no process of it is left. Calls waiting for a start fail. */
-  async stop(): Promise<void> {
-    if (this.state === 'STOPPED' || this.state === 'ERROR') {
-      if (this.state === 'ERROR') this.serverActor.send({ type: 'server.stop' });
-      return;
-    }
-    // While an asked-for stop is under way, a call must not start the server again (it fails
-    // with SERVER_STOPPED instead); an idle stop, by contrast, gives way to the next call.
-    this.stopsPending += 1;
-    try {
-      this.serverActor.send({ type: 'server.stop' });
-      await this.stopSettled();
-    } finally {
-      this.stopsPending -= 1;
-    }
+  stop(): Promise<void> {
+    return this.stopServer(false);
+  }
+
+  /**
+   * While an asked-for stop is under way, the machine lets no call start the server again (it fails
+   * with SERVER_STOPPED instead); an idle stop, by contrast, gives way to the next call. A retiring
+   * stop (dispose) lets none ever again.
+   */
+  private async stopServer(retire: boolean): Promise<void> {
+    this.serverActor.send({ type: 'server.stop', ...(retire ? { retire: true } : {}) });
+    // Over once the machine has left `stopping` (stopped, in error, or started again by start()).
+    // waitFor rejects when the actor ends first: the stop is over then too.
+    await waitFor(this.serverActor, (snapshot) => !snapshot.context.stopRequested || snapshot.status !== 'active').catch(() => undefined);
   }
 
   /** A clean stop and a fresh start; the tool cache is cleared. Resolves once RUNNING again. */
@@ -350,10 +359,10 @@ export class McpClient implements AsyncDisposable {
   /** Stops the server and the actor; the client cannot be used afterwards. */
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.disposed) return;
-    this.disposed = true; // no new call may start the server again while it stops
-    await this.stop();
-    // A root actor stops itself; a child is stopped by its parent (a runtime does it on child.stop).
-    if (this.parent) this.parent.send({ type: 'child.stop', child: this.serverActor } satisfies ChildStopEvent);
+    this.disposed = true; // no new call may use the client
+    await this.stopServer(true);
+    // A root actor stops itself; a hosted one is stopped by its host.
+    if (this.host) this.host.retire(this.serverActor);
     else this.serverActor.stop();
     this.states.complete();
     this.toolsChanged.complete();
@@ -388,7 +397,7 @@ export class McpClient implements AsyncDisposable {
           deadline,
           timeoutMs,
           signal: options.signal,
-          mayStart: () => explicit || (this.stopsPending === 0 && !this.disposed),
+          explicit,
         });
         // The server may have moved on between "RUNNING" and now; wait again for the next connection.
         if (this.serverActor.getSnapshot().context.connection === connection) return { connection, deadline, timeoutMs };
@@ -456,18 +465,6 @@ export class McpClient implements AsyncDisposable {
         this.toolsChanged.next();
       });
     }
-  }
-
-  /** Resolves once the stop is over: STOPPED or ERROR, or — when start() followed — STOPPING left. */
-  private async stopSettled(): Promise<void> {
-    let sawStopping = false;
-    const over = (snapshot: ServerSnapshot): boolean => {
-      const state = publicStateOf(snapshot);
-      if (state === 'STOPPING') sawStopping = true;
-      return state === 'STOPPED' || state === 'ERROR' || (sawStopping && state !== 'STOPPING') || snapshot.status !== 'active';
-    };
-    // waitFor rejects when the actor ends first: the stop is over then too.
-    await waitFor(this.serverActor, over).catch(() => undefined);
   }
 
   private assertUsable(what: string): void {

@@ -46,13 +46,19 @@ function safeReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** The parent's session id, read the way the package reads it. */
-function parentSessionId(actorRef: AnyActorRef): string | undefined {
-  return (actorRef as AnyActorRef & { _parent?: AnyActorRef })._parent?.sessionId;
+/**
+ * The session id of the actor that started `event.actorRef`, when `event` is the `xstate.init` event
+ * XState sends every actor as it starts: its `sourceRef` is the parent (none for a root). The same
+ * value the package reads from the actor's private `_parent`, read from the inspection event's
+ * public fields instead.
+ */
+export function startedBy(event: InspectionEvent): { readonly sessionId: string; readonly parentId: string | undefined } | undefined {
+  if (event.type !== '@xstate.event' || event.event.type !== 'xstate.init') return undefined;
+  return { sessionId: event.actorRef.sessionId, parentId: (event.sourceRef as AnyActorRef | undefined)?.sessionId };
 }
 
 /** The `@xstate.actor` message for an actor, with its snapshot as it is now. */
-export function actorMessage(actorRef: AnyActorRef, rootId: string | undefined): Record<string, unknown> {
+export function actorMessage(actorRef: AnyActorRef, rootId: string | undefined, parentId: string | undefined): Record<string, unknown> {
   const definitionObject = logicOf(actorRef)?.config;
   let name = actorRef.id;
   if (name === actorRef.sessionId && definitionObject) name = String(definitionObject.id);
@@ -66,18 +72,21 @@ export function actorMessage(actorRef: AnyActorRef, rootId: string | undefined):
     createdAt: Date.now().toString(),
     id: null,
     rootId,
-    parentId: parentSessionId(actorRef),
+    parentId,
     sessionId: actorRef.sessionId,
     snapshot: actorRef.getSnapshot() as unknown,
   };
 }
 
-/** The message for one inspection event, or undefined for the kinds the protocol does not carry. */
-export function messageOf(event: InspectionEvent): Record<string, unknown> | undefined {
+/**
+ * The message for one inspection event, or undefined for the kinds the protocol does not carry.
+ * `parentOf` gives an actor's parent session id (see `startedBy`).
+ */
+export function messageOf(event: InspectionEvent, parentOf: (sessionId: string) => string | undefined): Record<string, unknown> | undefined {
   const actorRef = event.actorRef as AnyActorRef;
   switch (event.type) {
     case '@xstate.actor':
-      return actorMessage(actorRef, event.rootId);
+      return actorMessage(actorRef, event.rootId, parentOf(actorRef.sessionId));
     case '@xstate.event':
       return {
         type: '@xstate.event',

@@ -21,7 +21,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf as messageOfError } from '../errors/mcp-actors-error.js';
 import { Redactor } from '../redaction/redactor.js';
 import { bridgePage } from './bridge-page.js';
-import { actorMessage, isMachineActor, messageOf, wireText, type InspectorMessage } from './inspection-messages.js';
+import { actorMessage, isMachineActor, messageOf, startedBy, wireText, type InspectorMessage } from './inspection-messages.js';
 
 export interface InspectorServerOptions {
   /** The port to listen on (default 8080; 0 picks a free one). When taken, a free port is used instead. */
@@ -35,6 +35,8 @@ export interface InspectorServerOptions {
 interface LiveActor {
   readonly ref: AnyActorRef;
   readonly rootId: string | undefined;
+  /** Who started it: the `sourceRef` of its `xstate.init` event (see `startedBy`). */
+  parentId: string | undefined;
 }
 
 interface RelayedActor {
@@ -159,10 +161,12 @@ export class InspectorServer {
     const ref = event.actorRef as AnyActorRef;
     if (event.type === '@xstate.actor') {
       if (!this.#include(ref)) return;
-      this.#live.set(ref.sessionId, { ref, rootId: event.rootId });
+      this.#live.set(ref.sessionId, { ref, rootId: event.rootId, parentId: undefined });
     } else if (!this.#live.has(ref.sessionId)) {
       return;
     }
+    const started = startedBy(event);
+    if (started) this.#live.get(started.sessionId)!.parentId = started.parentId;
     if (this.#wss.clients.size > 0) {
       // Converted on the next turn, as the package does: an actor's first snapshot exists by then.
       this.#queue.push(event);
@@ -172,13 +176,15 @@ export class InspectorServer {
     }
   }
 
+  readonly #parentOf = (sessionId: string): string | undefined => this.#live.get(sessionId)?.parentId;
+
   #flush(): void {
     if (this.#flushTimer) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     const queue = this.#queue;
     this.#queue = [];
     for (const event of queue) {
-      const message = messageOf(event);
+      const message = messageOf(event, this.#parentOf);
       if (message) this.#broadcast(wireText(message, this.#redactor), undefined);
       if (event.type === '@xstate.snapshot' && event.snapshot.status !== 'active') this.#live.delete(event.actorRef.sessionId);
     }
@@ -204,7 +210,7 @@ export class InspectorServer {
         this.#live.delete(sessionId);
         continue;
       }
-      socket.send(wireText(actorMessage(live.ref, live.rootId), this.#redactor));
+      socket.send(wireText(actorMessage(live.ref, live.rootId, live.parentId), this.#redactor));
     }
     for (const { actor, snapshot } of this.#relayed.values()) socket.send(wireText({ ...actor, snapshot }, this.#redactor));
   }

@@ -1,10 +1,12 @@
 /**
- * An agent actor: `inactive → activating → active → deactivating → inactive`. Activation starts
+ * An agent actor: `inactive → activating → active → deactivating → inactive`. Activation acquires
  * the servers its skills name (concurrently) and registers their tools; deactivation releases
- * them. Pure: the work is done by the `activateActor` and `deactivateActor` actors the runtime
- * provides.
+ * them. The servers are shared by reference among the actors of one tenant and sandbox: the
+ * runtime's machine owns them (see `runtime-machine.ts`) and this one holds references to them in
+ * its context (`servers`), which the inspector shows. Pure: the work is done by the
+ * `activateActor` and `deactivateActor` actors the runtime provides.
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type AnyActorRef } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 
@@ -14,22 +16,40 @@ export interface ActivationReport {
   readonly unavailable: readonly { readonly server: string; readonly error: McpActorsError }[];
 }
 
+/** What the `activateActor` actor hands back: the report, and the server actors now held. */
+export interface Activation {
+  readonly report: ActivationReport;
+  /** The server actors held, by server name (references: the runtime's machine owns them). */
+  readonly servers: Readonly<Record<string, AnyActorRef>>;
+}
+
 export interface ActorMachineInput {
   readonly name: string;
   readonly tenant: string;
+  /** The actor's unique id within its runtime (`<name>:<tenant>:<n>`). */
+  readonly id: string;
 }
 
 export interface ActorContext {
   readonly name: string;
   readonly tenant: string;
+  readonly id: string;
   readonly report: ActivationReport | undefined;
   readonly error: McpActorsError | undefined;
+  /** References to the server actors it holds while active. */
+  readonly servers: Readonly<Record<string, AnyActorRef>>;
 }
 
 export type ActorEvent = { readonly type: 'actor.activate' } | { readonly type: 'actor.deactivate' };
 
 function notProvided(name: string): never {
   throw new Error(`the actor machine's "${name}" actor was not provided; use actorMachine.provide({ actors })`);
+}
+
+function activationError(context: ActorContext, cause: unknown): McpActorsError {
+  return isMcpActorsError(cause)
+    ? cause
+    : new McpActorsError(ErrorCode.ACTIVATION_FAILED, `actor "${context.name}" could not be activated: ${messageOf(cause)}`, { cause });
 }
 
 export const actorMachine = setup({
@@ -39,28 +59,15 @@ export const actorMachine = setup({
     input: {} as ActorMachineInput,
   },
   actors: {
-    activateActor: fromPromise<ActivationReport, { name: string; tenant: string }>(async () => notProvided('activateActor')),
-    deactivateActor: fromPromise<void, { name: string; tenant: string }>(async () => notProvided('deactivateActor')),
+    activateActor: fromPromise<Activation, ActorMachineInput>(async () => notProvided('activateActor')),
+    deactivateActor: fromPromise<void, ActorMachineInput>(async () => notProvided('deactivateActor')),
   },
   actions: {
-    recordActivation: assign({
-      report: ({ event }) => (event as unknown as { output: ActivationReport }).output,
-      error: undefined,
-    }),
-    recordActivationFailure: assign({
-      report: undefined,
-      error: ({ event, context }) => {
-        const cause = (event as unknown as { error: unknown }).error;
-        return isMcpActorsError(cause)
-          ? cause
-          : new McpActorsError(ErrorCode.ACTIVATION_FAILED, `actor "${context.name}" could not be activated: ${messageOf(cause)}`, { cause });
-      },
-    }),
-    forgetActivation: assign({ report: undefined }),
+    forgetActivation: assign({ report: undefined, servers: {} }),
   },
 }).createMachine({
   id: 'agentActor',
-  context: ({ input }) => ({ name: input.name, tenant: input.tenant, report: undefined, error: undefined }),
+  context: ({ input }) => ({ name: input.name, tenant: input.tenant, id: input.id, report: undefined, error: undefined, servers: {} }),
   initial: 'inactive',
   states: {
     inactive: {
@@ -69,9 +76,15 @@ export const actorMachine = setup({
     activating: {
       invoke: {
         src: 'activateActor',
-        input: ({ context }) => ({ name: context.name, tenant: context.tenant }),
-        onDone: { target: 'active', actions: 'recordActivation' },
-        onError: { target: 'inactive', actions: 'recordActivationFailure' },
+        input: ({ context }) => ({ name: context.name, tenant: context.tenant, id: context.id }),
+        onDone: {
+          target: 'active',
+          actions: assign(({ event }) => ({ report: event.output.report, servers: event.output.servers, error: undefined })),
+        },
+        onError: {
+          target: 'inactive',
+          actions: assign(({ event, context }) => ({ report: undefined, servers: {}, error: activationError(context, event.error) })),
+        },
       },
     },
     active: {
@@ -80,7 +93,7 @@ export const actorMachine = setup({
     deactivating: {
       invoke: {
         src: 'deactivateActor',
-        input: ({ context }) => ({ name: context.name, tenant: context.tenant }),
+        input: ({ context }) => ({ name: context.name, tenant: context.tenant, id: context.id }),
         onDone: { target: 'inactive', actions: 'forgetActivation' },
         onError: { target: 'inactive', actions: 'forgetActivation' },
       },

@@ -10,7 +10,7 @@
  * Public names: STOPPED, STARTING (spawn, handshake, and the wait between restarts), RUNNING,
  * STOPPING, ERROR — see `server-states.ts`.
  */
-import { assign, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xstate';
+import { assign, fromCallback, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
@@ -66,12 +66,17 @@ export interface ServerContext {
   /** Whether the start that follows the stop under way was asked for explicitly. */
   readonly resetOnStart: boolean;
   readonly runningSince: number | undefined;
+  /** An asked-for stop is under way: until `stopping` is left, a call does not start the server again. */
+  readonly stopRequested: boolean;
+  /** Stopped for good (its client was disposed): a call never starts it again. */
+  readonly retired: boolean;
 }
 
 export type ServerEvent =
   /** `explicit: false` for a lazy start by a call: it keeps the restart count and window. */
   | { readonly type: 'server.start'; readonly explicit?: boolean }
-  | { readonly type: 'server.stop' }
+  /** `retire: true` when its client is disposed: no call starts it again. */
+  | { readonly type: 'server.stop'; readonly retire?: boolean }
   | { readonly type: 'server.reconnect' }
   | { readonly type: 'call.started'; readonly callId: string }
   | { readonly type: 'call.ended'; readonly callId: string }
@@ -128,6 +133,7 @@ export const serverMachine = setup({
       event.type === 'call.ended' && context.inFlight.length === 1 && context.inFlight[0] === event.callId,
     shouldStartAfterStop: ({ context }) => context.afterStop === 'start',
     shouldFailAfterStop: ({ context }) => context.afterStop === 'error',
+    refusesLazyStart: ({ context, event }) => event.type === 'server.start' && event.explicit === false && refusesLazyStart(context),
   },
   actions: {
     beginAttempt: assign({
@@ -214,6 +220,13 @@ export const serverMachine = setup({
       resetOnStart: !(event.type === 'server.start' && event.explicit === false),
     })),
     thenFail: assign({ afterStop: 'error' as AfterStop }),
+    // An idle stop gives way to the next call; a stop someone asked for does not (see refusesLazyStart).
+    noteStopRequest: assign(({ context, event }) => ({
+      stopRequested: true,
+      retired: context.retired || (event.type === 'server.stop' && event.retire === true),
+    })),
+    noteRetirement: assign(({ context, event }) => ({ retired: context.retired || (event.type === 'server.stop' && event.retire === true) })),
+    clearStopRequest: assign({ stopRequested: false }),
   },
   delays: {
     startTimeout: ({ context }) => context.config.startTimeoutMs,
@@ -241,6 +254,8 @@ export const serverMachine = setup({
     afterStop: 'stopped',
     resetOnStart: true,
     runningSince: undefined,
+    stopRequested: false,
+    retired: false,
   }),
   initial: 'stopped',
   states: {
@@ -249,17 +264,19 @@ export const serverMachine = setup({
         // A lazy start after the server ended by itself is a restart like any other: spawns in a
         // window never exceed 1 + maxRestarts, however many calls come.
         'server.start': [
+          { guard: 'refusesLazyStart' },
           { guard: 'isCountedLazyStartBeyondIntensity', target: 'error' },
           { guard: 'isCountedLazyStart', target: 'starting', actions: ['resetRestarts', 'recordLazyRestart'] },
           { target: 'starting', actions: 'resetRestarts' },
         ],
         'server.reconnect': { target: 'starting', actions: 'resetRestarts' },
+        'server.stop': { actions: 'noteRetirement' },
       },
     },
     starting: {
       initial: 'connecting',
       on: {
-        'server.stop': { target: 'stopping', actions: 'thenStop' },
+        'server.stop': { target: 'stopping', actions: ['thenStop', 'noteStopRequest'] },
         'server.reconnect': { target: 'stopping', actions: ['thenStart'] },
       },
       states: {
@@ -316,7 +333,7 @@ export const serverMachine = setup({
           { guard: 'isTemporary', target: 'stopping', actions: ['recordEnded', 'thenFail'] },
           { target: 'starting.failing', actions: 'recordEnded' },
         ],
-        'server.stop': { target: 'stopping', actions: 'thenStop' },
+        'server.stop': { target: 'stopping', actions: ['thenStop', 'noteStopRequest'] },
         'server.reconnect': { target: 'stopping', actions: 'thenStart' },
       },
       states: {
@@ -327,6 +344,7 @@ export const serverMachine = setup({
       },
     },
     stopping: {
+      exit: 'clearStopRequest',
       invoke: {
         src: 'closeServer',
         input: ({ context }) => ({ handle: context.handle, kill: context.killOnClose }),
@@ -346,14 +364,14 @@ export const serverMachine = setup({
         ],
       },
       on: {
-        'server.start': { actions: 'thenStart' },
+        'server.start': [{ guard: 'refusesLazyStart' }, { actions: 'thenStart' }],
         'server.reconnect': { actions: 'thenStart' },
-        'server.stop': { actions: 'thenStop' },
+        'server.stop': { actions: ['thenStop', 'noteStopRequest'] },
       },
     },
     error: {
       on: {
-        'server.stop': 'stopped',
+        'server.stop': { target: 'stopped', actions: 'noteRetirement' },
         'server.start': { target: 'starting', actions: 'resetRestarts' },
         'server.reconnect': { target: 'starting', actions: 'resetRestarts' },
       },
@@ -362,6 +380,18 @@ export const serverMachine = setup({
 });
 
 export type ServerSnapshot = SnapshotFrom<typeof serverMachine>;
+
+/** A running server actor: a root one, or a child of the runtime's machine. */
+export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
+
+/**
+ * Whether a call may not start the server (a lazy start): while a stop someone asked for is under
+ * way, and for good once the server is retired. The machine's `refusesLazyStart` guard, also read
+ * by a caller that would otherwise wait for a start that will not come.
+ */
+export function refusesLazyStart(context: Pick<ServerContext, 'stopRequested' | 'retired'>): boolean {
+  return context.stopRequested || context.retired;
+}
 
 /** The public state name (STOPPED, STARTING, RUNNING, STOPPING, ERROR) of a snapshot. */
 export function publicStateOf(snapshot: ServerSnapshot): ServerState {

@@ -4,7 +4,7 @@
  * rollback, and its deactivation.
  */
 import { withCallContext, type CallContext } from '../client/call-context.js';
-import { createActor, waitFor, type Actor, type AnyActorRef } from 'xstate';
+import { waitFor, type Actor, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
@@ -16,8 +16,8 @@ import type { DomainServer } from '../inprocess/define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
-import { actorMachine, type ActivationReport } from '../machines/actor-machine.js';
-import type { ChildStopEvent } from '../machines/runtime-machine.js';
+import type { Activation, ActivationReport, actorMachine } from '../machines/actor-machine.js';
+import type { runtimeMachine } from '../machines/runtime-machine.js';
 import type { CallOutcome, FileChange, ToolCallInput } from '../tool-call/tool-call-io.js';
 import { SkillRegistry } from '../registry/skill-registry.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
@@ -25,8 +25,7 @@ import { ToolRegistry } from '../registry/tool-registry.js';
 import type { Redactor } from '../redaction/redactor.js';
 import type { Checkpoint } from '../sandbox/checkpoint-store.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
-import { fromPromise } from 'xstate';
-import { actorLabel, callLabel } from '../inspector/actor-labels.js';
+import { callLabel } from '../inspector/actor-labels.js';
 import { authorizeWith, categoryOf, type ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import type { PoolEntry, ServerPool } from './server-pool.js';
@@ -50,7 +49,10 @@ export interface ActorWiring {
   readonly customTools: readonly { readonly descriptor: ToolDescriptor; readonly handler: ToolHandler }[];
   readonly workspace: SandboxWorkspace | undefined;
   readonly sandboxId: string | undefined;
-  readonly parent: AnyActorRef;
+  /** The runtime's actor: it spawns this actor's machine as its child and owns the servers. */
+  readonly runtime: Actor<typeof runtimeMachine>;
+  /** The child id of the actor's machine: its label in the inspector (`actor:triager:acme`). */
+  readonly label: string;
   readonly inspected: boolean;
   readonly approve: ApprovalCallback | undefined;
   readonly emit: (event: RuntimeEvent) => void;
@@ -64,8 +66,8 @@ export class ActorHandle implements AsyncDisposable {
   readonly name: string;
   readonly tenant: string;
   readonly id: string;
-  /** The actor's XState actor, for inspection. */
-  readonly actor: Actor<typeof actorMachine>;
+  /** The actor's XState actor (a child of the runtime's), for inspection. */
+  readonly actor: ActorRefFrom<typeof actorMachine>;
   private readonly registry = new ToolRegistry();
   private readonly skills: SkillRegistry;
   private readonly leases: PoolEntry[] = [];
@@ -103,19 +105,22 @@ export class ActorHandle implements AsyncDisposable {
       beforeApproval: wiring.workspace ? async (call) => wiring.workspace!.rewriter.rewriteArgs({ ...call.args }, call.tool.inputSchema) : undefined,
     });
     this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: this.authorize });
-    this.actor = createActor(
-      actorMachine.provide({
-        actors: {
-          activateActor: fromPromise(() => this.activateServers()),
-          deactivateActor: fromPromise(() => this.releaseServers()),
-        },
-      }),
-      { input: { name: this.name, tenant: this.tenant }, id: actorLabel(this.name, this.tenant), systemId: `actor:${this.id}`, parent: wiring.parent },
-    );
-    this.actor.subscribe((snapshot) => {
-      wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(snapshot.value) });
-    });
-    this.actor.start();
+    // The runtime's machine spawns the actor's machine (its `agentActor`, whose activation work is
+    // this handle's activateServers / releaseServers) and owns it.
+    wiring.runtime.send({ type: 'actor.spawn', id: wiring.label, systemId: this.holder, input: { name: this.name, tenant: this.tenant, id: this.id } });
+    const spawned = wiring.runtime.getSnapshot().children[wiring.label];
+    if (!spawned) {
+      throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `actor "${this.name}" could not be spawned: the runtime has shut down; create a new runtime`);
+    }
+    this.actor = spawned as ActorRefFrom<typeof actorMachine>;
+    const emitState = (value: unknown): void => wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(value) });
+    emitState(this.actor.getSnapshot().value);
+    this.actor.subscribe((snapshot) => emitState(snapshot.value));
+  }
+
+  /** The actor's systemId, and its name as a holder of server actors. */
+  private get holder(): string {
+    return `actor:${this.id}`;
   }
 
   /** Activates the actor; rejects with ACTIVATION_FAILED when a required server does not start. */
@@ -286,8 +291,8 @@ export class ActorHandle implements AsyncDisposable {
         this.actor.send({ type: 'actor.deactivate' });
         await this.settle(['inactive']);
       }
-      // The runtime owns the actor's XState actor and stops it.
-      this.wiring.parent.send({ type: 'child.stop', child: this.actor } satisfies ChildStopEvent);
+      // The runtime's machine owns the actor's and stops it.
+      this.wiring.runtime.send({ type: 'actor.stop', id: this.wiring.label });
       await this.wiring.onDeactivated();
     })();
     return this.deactivating;
@@ -297,7 +302,8 @@ export class ActorHandle implements AsyncDisposable {
     return this.deactivate();
   }
 
-  private async activateServers(): Promise<ActivationReport> {
+  /** The actor machine's `activateActor` work (the runtime provides it): acquires servers, registers tools. */
+  async activateServers(): Promise<Activation> {
     const { config, spec, pool, workspace } = this.wiring;
     for (const { descriptor, handler } of this.wiring.customTools) this.registry.register(descriptor, handler);
     for (const skillName of spec.skills) {
@@ -306,6 +312,7 @@ export class ActorHandle implements AsyncDisposable {
     }
     const wanted = this.skills.serversOf(spec.skills);
     const started: string[] = [];
+    const held: Record<string, AnyActorRef> = {};
     const unavailable: { server: string; error: McpActorsError }[] = [];
     const attempts = wanted.map(async ({ server, required }) => {
       const domain = this.wiring.domainServers.get(server);
@@ -322,13 +329,13 @@ export class ActorHandle implements AsyncDisposable {
         return;
       }
       const serverConfig = config.servers[server]!;
-      const lease = pool.acquire(serverConfig, {
+      // Shared by reference among actors of one tenant and sandbox: the runtime's machine owns it.
+      const lease = await pool.acquire(serverConfig, {
         tenant: this.tenant,
         sandboxRoot: workspace?.roots.root,
         projectRoot: workspace?.roots.logicalRoot,
         sandboxId: this.wiring.sandboxId,
-        // Shared by reference among actors of one tenant and sandbox: the runtime owns it.
-        parent: this.wiring.parent,
+        holder: this.holder,
         overrides: Object.fromEntries(
           Object.entries(config.tools)
             .filter(([name]) => name.startsWith(`${server}/`))
@@ -336,6 +343,7 @@ export class ActorHandle implements AsyncDisposable {
         ),
       });
       this.leases.push(lease);
+      held[server] = lease.adapter.client.actor;
       try {
         await lease.adapter.connect();
         await lease.adapter.registerTools(this.registry, { namespace: server });
@@ -358,7 +366,7 @@ export class ActorHandle implements AsyncDisposable {
       throw failure.reason;
     }
     this.refreshToolset();
-    return { servers: started, unavailable };
+    return { report: { servers: started, unavailable }, servers: held };
   }
 
   /** A server that did not start at activation joins the tool set once it is RUNNING. */
@@ -383,11 +391,12 @@ export class ActorHandle implements AsyncDisposable {
     this.stateSubscriptions.push(subscription);
   }
 
-  private async releaseServers(): Promise<void> {
+  /** The actor machine's `deactivateActor` work: lets go of every server (each stops when no other actor holds it). */
+  async releaseServers(): Promise<void> {
     for (const subscription of this.stateSubscriptions.splice(0)) subscription.unsubscribe();
     const leases = this.leases.splice(0).reverse();
     for (const lease of leases) lease.adapter.unregisterFrom(this.registry);
-    await Promise.all(leases.map((lease) => this.wiring.pool.release(lease)));
+    await Promise.all(leases.map((lease) => this.wiring.pool.release(lease, this.holder)));
     this.toolset = new Map();
   }
 

@@ -12,11 +12,12 @@ import { closest } from '../config/suggest.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { DomainServer } from '../inprocess/define-server.js';
+import { actorMachine } from '../machines/actor-machine.js';
 import { runtimeMachine } from '../machines/runtime-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
 import { InspectorServer } from '../inspector/inspector-server.js';
-import { RUNTIME_LABEL } from '../inspector/actor-labels.js';
+import { RUNTIME_LABEL, actorLabel } from '../inspector/actor-labels.js';
 import { inspectServerOptions, isInspectionObserver, openInspector, type InspectSetting } from '../inspector/open-inspector.js';
 import { Redactor, type ArgumentRedaction } from '../redaction/redactor.js';
 import { Sandbox, type LeftSandbox } from '../sandbox/sandbox.js';
@@ -169,6 +170,8 @@ class RuntimeImpl implements Runtime {
   private readonly events = new Subject<RuntimeEvent>();
   private readonly pool: ServerPool;
   private readonly handles = new Set<ActorHandle>();
+  /** By actor id: the runtime's machine runs each actor's activation through it. */
+  private readonly handlesById = new Map<string, ActorHandle>();
   private readonly workspaces = new Map<string, SandboxEntry>();
   private readonly ownedSandboxes: Sandbox[] = [];
   private readonly activations = new Set<Promise<unknown>>();
@@ -188,13 +191,20 @@ class RuntimeImpl implements Runtime {
     const observer = inspector ? inspector.inspect : isInspectionObserver(options.inspect) ? options.inspect : undefined;
     this.inspected = observer !== undefined;
     this.events$ = this.events.asObservable();
-    this.pool = new ServerPool(redactor, { auth: options.auth, onElicit: options.onElicit, onSample: options.onSample });
-    this.actor = createActor(runtimeMachine.provide({ actors: { shutDown: fromPromise(() => this.stopEverything()) } }), {
+    // The actor machine, provided once: its work is done by the handle of the actor it runs for.
+    const agentActor = actorMachine.provide({
+      actors: {
+        activateActor: fromPromise(({ input }) => this.handleOf(input.id).activateServers()),
+        deactivateActor: fromPromise(({ input }) => this.handleOf(input.id).releaseServers()),
+      },
+    });
+    this.actor = createActor(runtimeMachine.provide({ actors: { agentActor, shutDown: fromPromise(() => this.stopEverything()) } }), {
       id: RUNTIME_LABEL,
       systemId: 'runtime',
       ...(observer ? { inspect: observer } : {}),
     });
     this.actor.start();
+    this.pool = new ServerPool(this.actor, redactor, { auth: options.auth, onElicit: options.onElicit, onSample: options.onSample });
     this.pool.onCreated((entry) => this.watchServer(entry));
   }
 
@@ -235,7 +245,8 @@ class RuntimeImpl implements Runtime {
       customTools: this.options.tools ?? [],
       workspace,
       sandboxId: sandboxEntry?.id,
-      parent: this.actor,
+      runtime: this.actor,
+      label: this.childLabel(spec.name, options.tenant),
       inspected: this.inspected,
       approve: this.options.approve,
       emit: (event) => this.emit(event),
@@ -243,10 +254,12 @@ class RuntimeImpl implements Runtime {
       defaultTimeoutMs: this.options.callTimeoutMs ?? 60_000,
       onDeactivated: async () => {
         this.handles.delete(handle);
+        this.handlesById.delete(id);
         if (options.sandbox) await this.closeWorkspace(options.sandbox);
       },
     });
     this.handles.add(handle);
+    this.handlesById.set(id, handle);
     const activation = handle.activate();
     this.activations.add(activation);
     try {
@@ -292,7 +305,7 @@ class RuntimeImpl implements Runtime {
           lastError: status.lastError?.message,
           pid: status.pid,
           uptimeMs: status.uptimeMs,
-          actors: entry.refs,
+          actors: this.pool.holders(entry),
           nextAttemptAt: status.nextAttemptAt,
           callsInFlight: status.callsInFlight,
           lastStderrLine: status.diagnostics?.stderrTail.at(-1),
@@ -345,6 +358,20 @@ class RuntimeImpl implements Runtime {
       this.emit({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
     }
     this.events.complete();
+  }
+
+  private handleOf(id: string): ActorHandle {
+    const handle = this.handlesById.get(id);
+    if (!handle) throw new McpActorsError(ErrorCode.ACTIVATION_FAILED, `no actor of id "${id}" is active in this runtime; activate it again`);
+    return handle;
+  }
+
+  /** The actor's label (`actor:triager:acme`); a second one of the same name and tenant at once gets ` (2)`, … */
+  private childLabel(actor: string, tenant: string): string {
+    const label = actorLabel(actor, tenant);
+    const children = this.actor.getSnapshot().children as Readonly<Record<string, unknown>>;
+    if (!children[label]) return label;
+    for (let n = 2; ; n++) if (!children[`${label} (${n})`]) return `${label} (${n})`;
   }
 
   private resolveSpec(actor: string | ActorSpec): ActorConfig {

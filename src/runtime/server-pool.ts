@@ -1,11 +1,16 @@
 /**
- * Server actors shared by reference count. Actors of the same tenant and the same sandbox share one
+ * Server actors shared by reference. Actors of the same tenant and the same sandbox share one
  * server actor; it stops when the last of them lets go (or earlier by idle stop). A different
  * tenant or sandbox always gets its own (ADR-004-F: no process reused across tenants).
+ *
+ * The runtime's machine decides: it spawns each server actor as its child, keeps who holds it, and
+ * says when the last holder let go (`server.acquire` / `server.release`, see runtime-machine.ts).
+ * The pool keeps the clients (the code that talks to each server) and waits for the stops.
  */
-import type { AnyActorRef, InspectionEvent, Observer } from 'xstate';
+import type { Actor } from 'xstate';
 import { McpToolAdapter } from '../adapter/mcp-tool-adapter.js';
-import { McpClient } from '../client/mcp-client.js';
+import { McpClient, type ServerActorHost } from '../client/mcp-client.js';
+import { ChildSpawn, type runtimeMachine } from '../machines/runtime-machine.js';
 import type { CapabilityOverrides } from '../registry/capabilities.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -30,7 +35,6 @@ export interface PoolEntry {
   readonly tenant: string;
   readonly sandboxRoot: string | undefined;
   readonly adapter: McpToolAdapter;
-  refs: number;
 }
 
 export interface AcquireOptions {
@@ -39,18 +43,21 @@ export interface AcquireOptions {
   /** The project the sandbox stands for (a confined server cannot read its `.env` files). */
   readonly projectRoot?: string | undefined;
   readonly sandboxId: string | undefined;
-  /** The runtime's actor: it owns every server actor (they are shared), and stops each on `child.stop`. */
-  readonly parent: AnyActorRef | undefined;
-  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /** Who takes the reference (the acquiring actor's systemId); the same one releases it. */
+  readonly holder: string;
   readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
 }
 
 export class ServerPool {
   private readonly entries = new Map<string, PoolEntry>();
+  /** Servers whose last holder let go, while they stop: the next acquire of their key waits for it. */
+  private readonly retiring = new Map<string, Promise<void>>();
   private readonly created: ((entry: PoolEntry) => void)[] = [];
   private closed = false;
 
   constructor(
+    /** The runtime's actor: it owns every server actor, as its child. */
+    private readonly runtime: Actor<typeof runtimeMachine>,
     private readonly redactor: Redactor,
     private readonly remote: RemoteOptions = {},
   ) {}
@@ -60,14 +67,18 @@ export class ServerPool {
     this.created.push(listener);
   }
 
-  acquire(config: ResolvedServerConfig, options: AcquireOptions): PoolEntry {
+  /** Takes a reference to the server of `config` for `options.holder`, spawning its actor if nobody holds one. */
+  async acquire(config: ResolvedServerConfig, options: AcquireOptions): Promise<PoolEntry> {
+    const key = `${config.name}\u0000${options.tenant}\u0000${options.sandboxRoot ?? ''}`;
+    // One server actor of a key at a time (its id and systemId are its key's): a new one waits
+    // until the one stopping is gone.
+    await this.retiring.get(key);
     if (this.closed) {
       throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `server "${config.name}" was asked for after the runtime shut down; create a new runtime`);
     }
-    const key = `${config.name}\u0000${options.tenant}\u0000${options.sandboxRoot ?? ''}`;
     const existing = this.entries.get(key);
     if (existing) {
-      existing.refs += 1;
+      this.runtime.send({ type: 'server.acquire', key, holder: options.holder });
       return existing;
     }
     const placed = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
@@ -80,8 +91,7 @@ export class ServerPool {
       redactor: this.redactor,
       ...(provider ? { auth: provider } : {}),
       ...forTenant(options.tenant, this.remote),
-      ...(options.parent ? { parent: options.parent } : {}),
-      ...(options.inspect && !options.parent ? { inspect: options.inspect } : {}),
+      host: this.hostFor(key, options.holder),
     });
     const entry: PoolEntry = {
       key,
@@ -89,19 +99,23 @@ export class ServerPool {
       tenant: options.tenant,
       sandboxRoot: options.sandboxRoot,
       adapter: new McpToolAdapter(client, { overrides: options.overrides }),
-      refs: 1,
     };
     this.entries.set(key, entry);
     for (const listener of this.created) listener(entry);
     return entry;
   }
 
-  /** Lets go of one reference; the last one stops the server and waits until its process is gone. */
-  async release(entry: PoolEntry): Promise<void> {
-    entry.refs -= 1;
-    if (entry.refs > 0) return;
-    this.entries.delete(entry.key);
-    await entry.adapter.dispose();
+  /** Lets go of `holder`'s reference; after the last one the server stops, and this waits until its process is gone. */
+  async release(entry: PoolEntry, holder: string): Promise<void> {
+    this.runtime.send({ type: 'server.release', key: entry.key, holder });
+    // The machine forgets a server when its last holder lets go (its isLastHolder guard).
+    if (this.holders(entry) > 0 || this.entries.get(entry.key) !== entry) return;
+    await this.retire(entry);
+  }
+
+  /** How many actors hold the server (the runtime's machine keeps count). */
+  holders(entry: PoolEntry): number {
+    return this.runtime.getSnapshot().context.servers[entry.key]?.holders.length ?? 0;
   }
 
   list(): PoolEntry[] {
@@ -111,7 +125,35 @@ export class ServerPool {
   async shutdown(): Promise<void> {
     this.closed = true;
     const entries = [...this.entries.values()].reverse();
-    this.entries.clear();
-    await Promise.all(entries.map((entry) => entry.adapter.dispose()));
+    await Promise.all([...entries.map((entry) => this.retire(entry)), ...this.retiring.values()]);
+  }
+
+  /** Stops the server and its actor (the client stops the server, then asks the runtime to stop the child). */
+  private retire(entry: PoolEntry): Promise<void> {
+    this.entries.delete(entry.key);
+    const stopped = entry.adapter.dispose().finally(() => {
+      if (this.retiring.get(entry.key) === done) this.retiring.delete(entry.key);
+    });
+    const done = stopped.catch(() => undefined);
+    this.retiring.set(entry.key, done);
+    return stopped;
+  }
+
+  /** Where a client's server actor lives: a child of the runtime's machine, acquired for `holder`. */
+  private hostFor(key: string, holder: string): ServerActorHost {
+    const runtime = this.runtime;
+    return {
+      spawn(logic, { id, systemId, input }) {
+        runtime.send({ type: 'server.acquire', key, holder, spawn: new ChildSpawn(logic, id, systemId, input) });
+        const held = runtime.getSnapshot().context.servers[key];
+        if (!held) {
+          throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `server actor "${id}" could not be spawned: the runtime has shut down; create a new runtime`);
+        }
+        return held.ref as ReturnType<ServerActorHost['spawn']>;
+      },
+      retire(actor) {
+        runtime.send({ type: 'server.retire', actor });
+      },
+    };
   }
 }

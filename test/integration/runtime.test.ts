@@ -243,11 +243,13 @@ describe('createRuntime', () => {
     const actor = await rt.activate('assistant', { tenant: 'acme' });
     await actor.call('fixture/echo', { message: 'inspect me' });
     await actor.call('roster/roster_list_shifts', {});
-    type Ref = { systemId?: string; id?: string; _parent?: Ref };
-    const actors = inspection.filter((e) => e.type === '@xstate.actor').map((e) => e.actorRef as unknown as Ref);
+    type Ref = { systemId?: string; id?: string };
     const idOf = (ref: Ref): string => ref.systemId ?? ref.id ?? '?';
-    const parentOf = (ref: Ref): string | undefined => (ref._parent ? idOf(ref._parent) : undefined);
-    const tree = Object.fromEntries(actors.map((ref) => [idOf(ref), parentOf(ref)]));
+    // Who started an actor: the source of the `xstate.init` event XState sends it as it starts.
+    const inits = inspection.filter((e): e is InspectionEvent & { type: '@xstate.event' } => e.type === '@xstate.event' && e.event.type === 'xstate.init');
+    const parentOf = new Map(inits.map((e) => [e.actorRef, e.sourceRef]));
+    const actors = inspection.filter((e) => e.type === '@xstate.actor').map((e) => e.actorRef);
+    const tree = Object.fromEntries(actors.map((ref) => [idOf(ref as Ref), parentOf.get(ref) ? idOf(parentOf.get(ref) as Ref) : undefined]));
     const actorId = Object.keys(tree).find((id) => id.startsWith('actor:assistant:acme'))!;
     expect(tree.runtime).toBeUndefined();
     expect(tree[actorId]).toBe('runtime');

@@ -9,7 +9,7 @@ describe('McpClient machine', () => {
     const a = new McpClient(config('a'));
     const b = new McpClient(config('b'));
     try {
-      expect(a.actor.logic).toBe(b.actor.logic);
+      expect(a.actor.getSnapshot().machine).toBe(b.actor.getSnapshot().machine);
     } finally {
       await Promise.all([a.dispose(), b.dispose()]);
     }
@@ -19,7 +19,7 @@ describe('McpClient machine', () => {
     const custom = new McpClient(config('c'), { actors: { pingServer: defaultServerActors.pingServer } });
     const plain = new McpClient(config('d'));
     try {
-      expect(custom.actor.logic).not.toBe(plain.actor.logic);
+      expect(custom.actor.getSnapshot().machine).not.toBe(plain.actor.getSnapshot().machine);
     } finally {
       await Promise.all([custom.dispose(), plain.dispose()]);
     }
