@@ -185,6 +185,38 @@ describe('createRuntime', () => {
     await expectAllGone([acme.pid!]);
   });
 
+  it('owns the tree as statecharts: actor machines and shared server actors are children of the runtime machine', async () => {
+    const rt = await runtime();
+    const children = (): string[] => Object.keys(rt.actor.getSnapshot().children).sort();
+    const held = (): Record<string, number> =>
+      Object.fromEntries(Object.values(rt.actor.getSnapshot().context.servers).map((server) => [server.ref.id, server.holders.length]));
+    const a1 = await rt.activate('assistant', { tenant: 'acme' });
+    const a2 = await rt.activate('assistant', { tenant: 'acme' });
+    // Two actors of one name and tenant at once: labels stay readable and distinct.
+    expect(children()).toEqual(['actor:assistant:acme', 'actor:assistant:acme (2)', 'server:fixture:acme', 'server:memory:acme']);
+    expect(held()).toEqual({ 'server:fixture:acme': 2, 'server:memory:acme': 2 });
+    // Each actor machine holds references to the servers it shares (the runtime owns them).
+    const refs = a1.actor.getSnapshot().context.servers;
+    expect(Object.keys(refs).sort()).toEqual(['fixture', 'memory']);
+    expect(refs.fixture).toBe(rt.actor.getSnapshot().children['server:fixture:acme']);
+    expect(a2.actor.getSnapshot().context.servers.fixture).toBe(refs.fixture);
+    const fixturePid = rt.status().servers.find((s) => s.server === 'fixture')!.pid;
+    await a1.deactivate();
+    expect(a1.actor.getSnapshot().status).toBe('stopped');
+    expect(children()).toEqual(['actor:assistant:acme (2)', 'server:fixture:acme', 'server:memory:acme']);
+    expect(held()).toEqual({ 'server:fixture:acme': 1, 'server:memory:acme': 1 });
+    await a2.deactivate();
+    // The last holder let go: the servers were stopped cleanly, then their actors.
+    expect(children()).toEqual([]);
+    expect(held()).toEqual({});
+    expect(refs.fixture!.getSnapshot().status).toBe('stopped');
+    if (fixturePid !== undefined) await expectAllGone([fixturePid]);
+    // The same server is acquired afresh by the next actor.
+    const again = await rt.activate('assistant', { tenant: 'acme' });
+    expect(text(await again.call('fixture/echo', { message: 'again' }))).toBe('again');
+    expect(held()).toEqual({ 'server:fixture:acme': 1, 'server:memory:acme': 1 });
+  });
+
   it('applies the permission policy to each category', async () => {
     const approvals: string[] = [];
     let answer = true;
