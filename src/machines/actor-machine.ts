@@ -2,11 +2,14 @@
  * An agent actor: `inactive → activating → active → deactivating → inactive`. Activation acquires
  * the servers its skills name (concurrently) and registers their tools; deactivation releases
  * them. The servers are shared by reference among the actors of one tenant and sandbox: the
- * runtime's machine owns them (see `runtime-machine.ts`) and this one holds references to them in
- * its context (`servers`), which the inspector shows. Pure: the work is done by the
- * `activateActor` and `deactivateActor` actors the runtime provides.
+ * runtime's machine owns them (see `runtime-machine.ts`). This one acquires and releases them by
+ * sending `server.acquire` / `server.release` to it (its parent), naming itself as the holder, and
+ * holds references to them in its context (`servers`), which the inspector shows. Pure: the work
+ * is done by the `activateActor` and `deactivateActor` actors the runtime provides; they ask this
+ * machine to acquire and release.
  */
-import { assign, fromPromise, setup, type AnyActorRef } from 'xstate';
+import { assign, fromPromise, sendParent, setup, type AnyActorRef } from 'xstate';
+import type { ChildSpawn } from './runtime-machine.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 
@@ -40,7 +43,17 @@ export interface ActorContext {
   readonly servers: Readonly<Record<string, AnyActorRef>>;
 }
 
-export type ActorEvent = { readonly type: 'actor.activate' } | { readonly type: 'actor.deactivate' };
+export type ActorEvent =
+  | { readonly type: 'actor.activate' }
+  | { readonly type: 'actor.deactivate' }
+  /** Take a reference to the server of `key` (`spawn`: how to create it if nobody holds it yet). */
+  | { readonly type: 'server.acquire'; readonly key: string; readonly spawn?: ChildSpawn | undefined }
+  | { readonly type: 'server.release'; readonly key: string };
+
+/** The name an actor holds server actors by: its systemId. */
+export function holderOf(context: Pick<ActorContext, 'id'>): string {
+  return `actor:${context.id}`;
+}
 
 function notProvided(name: string): never {
   throw new Error(`the actor machine's "${name}" actor was not provided; use actorMachine.provide({ actors })`);
@@ -64,6 +77,13 @@ export const actorMachine = setup({
   },
   actions: {
     forgetActivation: assign({ report: undefined, servers: {} }),
+    // The runtime's machine owns shared servers: this one asks it, as their holder.
+    acquireServer: sendParent(({ context, event }) =>
+      event.type === 'server.acquire' ? { type: 'server.acquire', key: event.key, holder: holderOf(context), spawn: event.spawn } : { type: 'actor.ignored' },
+    ),
+    releaseServer: sendParent(({ context, event }) =>
+      event.type === 'server.release' ? { type: 'server.release', key: event.key, holder: holderOf(context) } : { type: 'actor.ignored' },
+    ),
   },
 }).createMachine({
   id: 'agentActor',
@@ -74,6 +94,11 @@ export const actorMachine = setup({
       on: { 'actor.activate': 'activating' },
     },
     activating: {
+      on: {
+        'server.acquire': { actions: 'acquireServer' },
+        // A failed activation lets go of what it acquired.
+        'server.release': { actions: 'releaseServer' },
+      },
       invoke: {
         src: 'activateActor',
         input: ({ context }) => ({ name: context.name, tenant: context.tenant, id: context.id }),
@@ -91,6 +116,7 @@ export const actorMachine = setup({
       on: { 'actor.deactivate': 'deactivating' },
     },
     deactivating: {
+      on: { 'server.release': { actions: 'releaseServer' } },
       invoke: {
         src: 'deactivateActor',
         input: ({ context }) => ({ name: context.name, tenant: context.tenant, id: context.id }),

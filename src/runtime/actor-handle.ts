@@ -16,7 +16,7 @@ import type { DomainServer } from '../inprocess/define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
-import type { Activation, ActivationReport, actorMachine } from '../machines/actor-machine.js';
+import { holderOf, type Activation, type ActivationReport, type actorMachine } from '../machines/actor-machine.js';
 import type { runtimeMachine } from '../machines/runtime-machine.js';
 import type { CallOutcome, FileChange, ToolCallInput } from '../tool-call/tool-call-io.js';
 import { SkillRegistry } from '../registry/skill-registry.js';
@@ -120,7 +120,7 @@ export class ActorHandle implements AsyncDisposable {
 
   /** The actor's systemId, and its name as a holder of server actors. */
   private get holder(): string {
-    return `actor:${this.id}`;
+    return holderOf({ id: this.id });
   }
 
   /** Activates the actor; rejects with ACTIVATION_FAILED when a required server does not start. */
@@ -335,7 +335,7 @@ export class ActorHandle implements AsyncDisposable {
         sandboxRoot: workspace?.roots.root,
         projectRoot: workspace?.roots.logicalRoot,
         sandboxId: this.wiring.sandboxId,
-        holder: this.holder,
+        actor: this.actor,
         overrides: Object.fromEntries(
           Object.entries(config.tools)
             .filter(([name]) => name.startsWith(`${server}/`))
@@ -396,7 +396,7 @@ export class ActorHandle implements AsyncDisposable {
     for (const subscription of this.stateSubscriptions.splice(0)) subscription.unsubscribe();
     const leases = this.leases.splice(0).reverse();
     for (const lease of leases) lease.adapter.unregisterFrom(this.registry);
-    await Promise.all(leases.map((lease) => this.wiring.pool.release(lease, this.holder)));
+    await Promise.all(leases.map((lease) => this.wiring.pool.release(lease, this.actor)));
     this.toolset = new Map();
   }
 

@@ -7,10 +7,11 @@
  * says when the last holder let go (`server.acquire` / `server.release`, see runtime-machine.ts).
  * The pool keeps the clients (the code that talks to each server) and waits for the stops.
  */
-import type { Actor } from 'xstate';
+import type { Actor, ActorRefFrom } from 'xstate';
 import { McpToolAdapter } from '../adapter/mcp-tool-adapter.js';
 import { McpClient, type ServerActorHost } from '../client/mcp-client.js';
 import { ChildSpawn, type runtimeMachine } from '../machines/runtime-machine.js';
+import type { actorMachine } from '../machines/actor-machine.js';
 import type { CapabilityOverrides } from '../registry/capabilities.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -43,8 +44,8 @@ export interface AcquireOptions {
   /** The project the sandbox stands for (a confined server cannot read its `.env` files). */
   readonly projectRoot?: string | undefined;
   readonly sandboxId: string | undefined;
-  /** Who takes the reference (the acquiring actor's systemId); the same one releases it. */
-  readonly holder: string;
+  /** The actor machine that takes the reference: it asks the runtime's machine, as the holder. */
+  readonly actor: ActorRefFrom<typeof actorMachine>;
   readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
 }
 
@@ -78,7 +79,9 @@ export class ServerPool {
     }
     const existing = this.entries.get(key);
     if (existing) {
-      this.runtime.send({ type: 'server.acquire', key, holder: options.holder });
+      const before = this.holders(existing);
+      options.actor.send({ type: 'server.acquire', key });
+      if (this.holders(existing) !== before + 1) throw shutDown(config.name);
       return existing;
     }
     const placed = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
@@ -91,7 +94,7 @@ export class ServerPool {
       redactor: this.redactor,
       ...(provider ? { auth: provider } : {}),
       ...forTenant(options.tenant, this.remote),
-      host: this.hostFor(key, options.holder),
+      host: this.hostFor(key, options.actor),
     });
     const entry: PoolEntry = {
       key,
@@ -105,9 +108,9 @@ export class ServerPool {
     return entry;
   }
 
-  /** Lets go of `holder`'s reference; after the last one the server stops, and this waits until its process is gone. */
-  async release(entry: PoolEntry, holder: string): Promise<void> {
-    this.runtime.send({ type: 'server.release', key: entry.key, holder });
+  /** Lets go of `actor`'s reference; after the last one the server stops, and this waits until its process is gone. */
+  async release(entry: PoolEntry, actor: ActorRefFrom<typeof actorMachine>): Promise<void> {
+    actor.send({ type: 'server.release', key: entry.key });
     // The machine forgets a server when its last holder lets go (its isLastHolder guard).
     if (this.holders(entry) > 0 || this.entries.get(entry.key) !== entry) return;
     await this.retire(entry);
@@ -139,16 +142,14 @@ export class ServerPool {
     return stopped;
   }
 
-  /** Where a client's server actor lives: a child of the runtime's machine, acquired for `holder`. */
-  private hostFor(key: string, holder: string): ServerActorHost {
+  /** Where a client's server actor lives: a child of the runtime's machine, acquired by `actor`. */
+  private hostFor(key: string, actor: ActorRefFrom<typeof actorMachine>): ServerActorHost {
     const runtime = this.runtime;
     return {
       spawn(logic, { id, systemId, input }) {
-        runtime.send({ type: 'server.acquire', key, holder, spawn: new ChildSpawn(logic, id, systemId, input) });
+        actor.send({ type: 'server.acquire', key, spawn: new ChildSpawn(logic, id, systemId, input) });
         const held = runtime.getSnapshot().context.servers[key];
-        if (!held) {
-          throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `server actor "${id}" could not be spawned: the runtime has shut down; create a new runtime`);
-        }
+        if (!held) throw shutDown(id);
         return held.ref as ReturnType<ServerActorHost['spawn']>;
       },
       retire(actor) {
@@ -156,4 +157,11 @@ export class ServerPool {
       },
     };
   }
+}
+
+function shutDown(server: string): McpActorsError {
+  return new McpActorsError(
+    ErrorCode.RUNTIME_SHUT_DOWN,
+    `server "${server}" could not be acquired: the runtime or the actor asking for it has stopped; create a new runtime or activate the actor again`,
+  );
 }

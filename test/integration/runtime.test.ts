@@ -186,7 +186,13 @@ describe('createRuntime', () => {
   });
 
   it('owns the tree as statecharts: actor machines and shared server actors are children of the runtime machine', async () => {
-    const rt = await runtime();
+    const inspection: InspectionEvent[] = [];
+    const rt = await runtime({ inspect: (event) => inspection.push(event) });
+    // Who sent each acquire and release to the runtime's actor.
+    const asked = (type: string): string[] =>
+      inspection
+        .filter((e): e is InspectionEvent & { type: '@xstate.event' } => e.type === '@xstate.event' && e.event.type === type && e.actorRef === rt.actor)
+        .map((e) => `${String((e.sourceRef as { id?: string } | undefined)?.id)} ${String((e.event as { holder?: string }).holder)}`);
     const children = (): string[] => Object.keys(rt.actor.getSnapshot().children).sort();
     const held = (): Record<string, number> =>
       Object.fromEntries(Object.values(rt.actor.getSnapshot().context.servers).map((server) => [server.ref.id, server.holders.length]));
@@ -195,6 +201,13 @@ describe('createRuntime', () => {
     // Two actors of one name and tenant at once: labels stay readable and distinct.
     expect(children()).toEqual(['actor:assistant:acme', 'actor:assistant:acme (2)', 'server:fixture:acme', 'server:memory:acme']);
     expect(held()).toEqual({ 'server:fixture:acme': 2, 'server:memory:acme': 2 });
+    // The actor machines asked for them, each naming itself as the holder.
+    expect(asked('server.acquire').sort()).toEqual([
+      'actor:assistant:acme (2) actor:assistant:acme:2',
+      'actor:assistant:acme (2) actor:assistant:acme:2',
+      'actor:assistant:acme actor:assistant:acme:1',
+      'actor:assistant:acme actor:assistant:acme:1',
+    ]);
     // Each actor machine holds references to the servers it shares (the runtime owns them).
     const refs = a1.actor.getSnapshot().context.servers;
     expect(Object.keys(refs).sort()).toEqual(['fixture', 'memory']);
@@ -207,6 +220,7 @@ describe('createRuntime', () => {
     expect(held()).toEqual({ 'server:fixture:acme': 1, 'server:memory:acme': 1 });
     await a2.deactivate();
     // The last holder let go: the servers were stopped cleanly, then their actors.
+    expect(asked('server.release')).toHaveLength(4);
     expect(children()).toEqual([]);
     expect(held()).toEqual({});
     expect(refs.fixture!.getSnapshot().status).toBe('stopped');
