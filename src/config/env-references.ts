@@ -10,7 +10,7 @@
  * - `$NAME` without braces is plain text. Only string values are read, never keys.
  */
 
-import { isRecord } from './config-keys.js';
+import { isRecord } from './file-keys.js';
 import type { FoundProblem, PathSegment } from './problem-text.js';
 
 /** Placeholders the runtime fills in itself when a server starts; never read from the environment. */

@@ -6,8 +6,8 @@
 
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors/index.js';
-import { checkNamedServer } from './agents-file.js';
-import { isRecord } from './config-keys.js';
+import { checkNamedServer } from './server-config.js';
+import { isRecord } from './file-keys.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { type FoundProblem, show } from './problem-text.js';
 import type { ResolvedServerConfig, TransportKind } from './server-config.js';

@@ -5,7 +5,6 @@
 
 import { type Document, type LineCounter, type Node, type YAMLError, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { ConfigProblem } from '../errors/index.js';
-import { toCamelKey, toSnakeKey } from './config-keys.js';
 import type { FoundProblem, PathSegment } from './problem-text.js';
 
 /** A position in a text, both counted from 1, as editors and compilers print them. */
@@ -29,9 +28,7 @@ export const UNNAMED_SOURCE = '<input>';
 /**
  * A `Locate` over a parsed document. `lineCounter` must be the one given to `parseDocument` for
  * this text (a LineCounter counts every text it is given, so it cannot be shared).
- *
- * A path segment is matched against the key as written; a key written in the other spelling
- * (`startTimeoutMs` for `start_timeout_ms`) is found too, since keys are accepted in both.
+
  */
 export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
   const at = (offset: number | undefined): SourcePosition => {
@@ -71,13 +68,7 @@ function keyText(key: unknown): string | undefined {
 }
 
 function findPair(items: readonly AnyPair[], segment: PathSegment): AnyPair | undefined {
-  const text = String(segment);
-  const spellings = [text, toCamelKey(text), toSnakeKey(text)];
-  for (const spelling of spellings) {
-    const pair = items.find((item) => keyText(item.key) === spelling);
-    if (pair) return pair;
-  }
-  return undefined;
+  return items.find((item) => keyText(item.key) === String(segment));
 }
 
 /** Follows an alias (`*anchor`) to the node it names, so paths through aliases are found. */
