@@ -4,7 +4,7 @@
  */
 import { isRecord } from '../config/file-keys.js';
 import { EXECUTE_POLICIES } from '../config/agents-file-schema.js';
-import type { YamlEdit } from '../config/yaml-edit.js';
+import type { YamlEdit } from './yaml-edit.js';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';
 import { type FileData, editAgentsFile, editError, readFileData, unknownNameError } from './edit-session.js';

@@ -7,7 +7,7 @@ import { checkNamedServer } from '../config/server-config.js';
 import { isRecord } from '../config/file-keys.js';
 import { SERVER_NAME_PATTERN } from '../config/server-schema.js';
 import { placeServer } from '../config/server-paths.js';
-import type { YamlEdit } from '../config/yaml-edit.js';
+import type { YamlEdit } from './yaml-edit.js';
 import { dirname, resolve } from 'node:path';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';
