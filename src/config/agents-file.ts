@@ -211,30 +211,15 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
 }
 
 /** The entries of a record whose values are records themselves (the ones worth checking further). */
-function records(value: unknown): [string, Record<string, unknown>][] {
-  if (!isRecord(value)) return [];
-  return Object.keys(value).flatMap((key) => {
-    const entry = value[key];
-    return isRecord(entry) ? [[key, entry] as [string, Record<string, unknown>]] : [];
-  });
-}
-
-const strings = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+const records = (value: unknown): [string, Record<string, unknown>][] =>
+  isRecord(value) ? Object.keys(value).flatMap((key) => (isRecord(value[key]) ? [[key, value[key]] as [string, Record<string, unknown>]] : [])) : [];
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
 function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', written: string, known: readonly string[]): FoundProblem {
-  const section = kind === 'server' ? 'servers' : 'skills';
+  const section = `${kind}s`;
   const near = closest(written, known);
-  return {
-    path,
-    problem: `names ${kind} "${written}", which is not in ${section}`,
-    hint:
-      near !== undefined
-        ? `did you mean "${near}"?`
-        : known.length > 0
-          ? `known ${section}: ${known.join(', ')}`
-          : `add it under ${section}:`,
-  };
+  const hint = near !== undefined ? `did you mean "${near}"?` : known.length > 0 ? `known ${section}: ${known.join(', ')}` : `add it under ${section}:`;
+  return { path, problem: `names ${kind} "${written}", which is not in ${section}`, hint };
 }
 
 /** Names that must exist elsewhere in the file, and overrides that contradict themselves. */
@@ -246,24 +231,19 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
     if (key.includes('/') && !serverNames.includes(server)) problems.push(unknownName(['tools', key], 'server', server, serverNames));
     if (!isRecord(entry.overrides)) continue;
     toolOverrides.set(key, entry.overrides);
-    for (const { at, problem, hint } of contradictions(entry.overrides)) {
-      problems.push({ path: ['tools', key, 'overrides', at], problem, hint });
-    }
+    for (const { at, problem, hint } of contradictions(entry.overrides)) problems.push({ path: ['tools', key, 'overrides', at], problem, hint });
   }
   for (const [skill, config] of records(data.skills)) {
-    const refs = Array.isArray(config.mcp_servers) ? (config.mcp_servers as unknown[]) : [];
     const firstAt = new Map<string, number>();
-    refs.forEach((ref, index) => {
+    (Array.isArray(config.mcp_servers) ? (config.mcp_servers as unknown[]) : []).forEach((ref, index) => {
       const at: PathSegment[] = ['skills', skill, 'mcp_servers', index];
       const server = typeof ref === 'string' ? ref : isRecord(ref) && typeof ref.server === 'string' ? ref.server : undefined;
       if (server === undefined) return;
       const serverPath = typeof ref === 'string' ? at : [...at, 'server'];
       if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
       const earlier = firstAt.get(server);
-      if (earlier !== undefined) {
-        const problem = `lists server "${server}" again (also item ${earlier})`;
-        problems.push({ path: serverPath, problem, hint: 'merge the two entries into one' });
-      } else firstAt.set(server, index);
+      if (earlier !== undefined) problems.push({ path: serverPath, problem: `lists server "${server}" again (also item ${earlier})`, hint: 'merge the two entries into one' });
+      else firstAt.set(server, index);
       if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
     });
   }
@@ -277,65 +257,44 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
 }
 
 /** Overrides of a skill's server entry: no contradictions, alone or merged over `tools:`, and only included tools. */
-function inclusionProblems(
-  at: readonly PathSegment[],
-  server: string,
-  ref: Record<string, unknown>,
-  toolOverrides: ReadonlyMap<string, Record<string, unknown>>,
-): FoundProblem[] {
+function inclusionProblems(at: readonly PathSegment[], server: string, ref: Record<string, unknown>, toolOverrides: ReadonlyMap<string, Record<string, unknown>>): FoundProblem[] {
   const problems: FoundProblem[] = [];
   const include = Array.isArray(ref.include) ? strings(ref.include) : undefined;
-  const exclude = strings(ref.exclude);
   for (const [tool, overrides] of records(ref.overrides)) {
     const path = [...at, 'overrides', tool];
     const own = contradictions(overrides);
     for (const clash of own) problems.push({ path: [...path, clash.at], problem: clash.problem, hint: clash.hint });
     const base = toolOverrides.get(`${server}/${tool}`);
-    if (own.length === 0 && base) {
-      for (const { keys } of contradictions({ ...base, ...overrides })) {
-        const mine = keys.find((key) => Object.hasOwn(overrides, key));
-        const theirs = keys.find((key) => key !== mine);
-        if (mine === undefined || theirs === undefined) continue;
-        problems.push({
-          path: [...path, mine],
-          problem: `${mine}: ${String(overrides[mine])} here and ${theirs}: ${String(base[theirs])} in tools.${server}/${tool} contradict each other`,
-          hint: `a skill's overrides are merged key by key over the tools section: also write ${theirs}: ${String(!base[theirs])} here`,
-        });
-      }
+    for (const { keys } of own.length === 0 && base ? contradictions({ ...base, ...overrides }) : []) {
+      const mine = keys.find((key) => Object.hasOwn(overrides, key));
+      const theirs = keys.find((key) => key !== mine);
+      if (mine === undefined || theirs === undefined || base === undefined) continue;
+      problems.push({
+        path: [...path, mine],
+        problem: `${mine}: ${String(overrides[mine])} here and ${theirs}: ${String(base[theirs])} in tools.${server}/${tool} contradict each other`,
+        hint: `a skill's overrides are merged key by key over the tools section: also write ${theirs}: ${String(!base[theirs])} here`,
+      });
     }
     if (/[/*?\s]/.test(tool)) continue; // the schema reports the name itself
-    const excludedBy = exclude.find((pattern) => toolPatternMatches(pattern, tool));
+    const excludedBy = strings(ref.exclude).find((pattern) => toolPatternMatches(pattern, tool));
     if (excludedBy !== undefined) {
-      const problem = `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`;
-      problems.push({ path, problem, hint: 'remove the override, or the exclusion' });
+      problems.push({ path, problem: `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`, hint: 'remove the override, or the exclusion' });
     } else if (include !== undefined && !include.some((pattern) => toolPatternMatches(pattern, tool))) {
-      const problem = `overrides tool "${tool}", which include does not match`;
-      problems.push({ path, problem, hint: `add "${tool}" to include, or remove the override` });
+      problems.push({ path, problem: `overrides tool "${tool}", which include does not match`, hint: `add "${tool}" to include, or remove the override` });
     }
   }
   return problems;
 }
 
-interface Contradiction {
-  /** The two keys that clash; the problem is reported at the first. */
-  readonly keys: readonly [string, string];
-  readonly at: string;
-  readonly problem: string;
-  readonly hint: string;
-}
-
-/** Capability keys that cannot all hold of one tool. */
-function contradictions(overrides: Record<string, unknown>): Contradiction[] {
-  const found: Contradiction[] = [];
+/** Capability keys that cannot all hold of one tool; each clash is reported at its first key. */
+function contradictions(overrides: Record<string, unknown>): { keys: readonly [string, string]; at: string; problem: string; hint: string }[] {
+  const clash = (a: string, b: string, hint: string) => ({ keys: [a, b] as const, at: a, problem: `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`, hint });
   const { read_only: readOnly, writes, destructive } = overrides;
-  const clash = (a: string, b: string, hint: string) => {
-    const problem = `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`;
-    found.push({ keys: [a, b], at: a, problem, hint });
-  };
-  if (readOnly === true && writes === true) clash('read_only', 'writes', 'a read-only tool does not write: keep one of them');
-  if (readOnly === true && destructive === true) clash('read_only', 'destructive', 'a destructive tool writes: keep one of them');
-  if (writes === false && destructive === true) clash('destructive', 'writes', 'a destructive tool writes: keep one of them');
-  return found;
+  return [
+    ...(readOnly === true && writes === true ? [clash('read_only', 'writes', 'a read-only tool does not write: keep one of them')] : []),
+    ...(readOnly === true && destructive === true ? [clash('read_only', 'destructive', 'a destructive tool writes: keep one of them')] : []),
+    ...(writes === false && destructive === true ? [clash('destructive', 'writes', 'a destructive tool writes: keep one of them')] : []),
+  ];
 }
 
 /** Whether a skill's server entry keeps `tool`: matched by `include` (or no include), and not by `exclude`. */
@@ -344,38 +303,26 @@ export function skillIncludesTool(ref: SkillServerRef, tool: string): boolean {
   return included && !(ref.exclude ?? []).some((pattern) => toolPatternMatches(pattern, tool));
 }
 
-/**
- * The overrides that apply to `<server>/<tool>`: the `tools` section's, with those of the skill's
- * server entry (when given) merged over them key by key.
- */
+/** The overrides that apply to `<server>/<tool>`: the `tools` section's, with the skill's server entry's merged over them. */
 export function overridesFor(config: AgentsConfig, server: string, tool: string, ref?: SkillServerRef): CapabilityOverrides {
   return { ...config.tools[`${server}/${tool}`]?.overrides, ...(ref?.server === server ? ref.overrides[tool] : undefined) };
 }
 
 /** Agent skill folders must exist and hold a SKILL.md; SKILL.md itself is read elsewhere. */
 function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): FoundProblem[] {
-  const problems: FoundProblem[] = [];
-  for (const [skill, config] of records(skills)) {
-    (Array.isArray(config.agent_skills) ? (config.agent_skills as unknown[]) : []).forEach((entry, index) => {
-      if (typeof entry !== 'string' || entry === '') return;
+  const kind = (path: string) => statSync(path, { throwIfNoEntry: false });
+  return records(skills).flatMap(([skill, config]) =>
+    strings(config.agent_skills).flatMap((entry, index) => {
       const path = ['skills', skill, 'agent_skills', index];
       const folder = resolvePath(baseDir, entry);
-      const kind = statSync(folder, { throwIfNoEntry: false });
-      if (!kind) {
-        problems.push({ path, problem: `${folder} does not exist`, hint: `agent skill paths are relative to ${baseDir}` });
-      } else if (!kind.isDirectory()) {
-        problems.push({ path, problem: `${folder} is not a folder`, hint: 'name the folder that holds SKILL.md, not a file' });
-      } else if (!statSync(resolvePath(folder, 'SKILL.md'), { throwIfNoEntry: false })?.isFile()) {
-        const lower = statSync(resolvePath(folder, 'skill.md'), { throwIfNoEntry: false })?.isFile();
-        problems.push({
-          path,
-          problem: `${folder} has no SKILL.md`,
-          hint: lower ? 'rename skill.md to SKILL.md' : 'an Agent Skill folder holds a SKILL.md with its instructions',
-        });
-      }
-    });
-  }
-  return problems;
+      const found = kind(folder);
+      if (entry === '' || (found?.isDirectory() && kind(resolvePath(folder, 'SKILL.md'))?.isFile())) return [];
+      if (!found) return [{ path, problem: `${folder} does not exist`, hint: `agent skill paths are relative to ${baseDir}` }];
+      if (!found.isDirectory()) return [{ path, problem: `${folder} is not a folder`, hint: 'name the folder that holds SKILL.md, not a file' }];
+      const hint = kind(resolvePath(folder, 'skill.md'))?.isFile() ? 'rename skill.md to SKILL.md' : 'an Agent Skill folder holds a SKILL.md with its instructions';
+      return [{ path, problem: `${folder} has no SKILL.md`, hint }];
+    }),
+  );
 }
 
 const sectionSchema = (key: 'tools' | 'skills' | 'actors') => agentsFileSchema.properties[key].additionalProperties as SchemaNode;

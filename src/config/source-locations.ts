@@ -156,21 +156,6 @@ export function renderKeyPath(path: readonly PathSegment[]): string {
 }
 
 /**
- * Reads back a path rendered by `renderKeyPath` or by `validateServerConfig` (`args.2`,
- * `env["A=B"]`). Digits become numbers only when they follow `args`, as list indices.
- */
-export function parseKeyPath(text: string): PathSegment[] {
-  const path: PathSegment[] = [];
-  const token = /\.?(?:([^.[\]]+)|\[("(?:[^"\\]|\\.)*")\])/gy;
-  let match: RegExpExecArray | null;
-  while (token.lastIndex < text.length && (match = token.exec(text)) !== null) {
-    const segment = match[1] ?? (JSON.parse(match[2] ?? '""') as string);
-    path.push(/^\d+$/.test(segment) && path.at(-1) === 'args' ? Number(segment) : segment);
-  }
-  return path;
-}
-
-/**
  * Renders found problems for a `ConfigError`: the path as text and, when `locate` is given, the
  * problem prefixed with `file:line:col:`, sorted by position. Repeated problems are kept once.
  */
