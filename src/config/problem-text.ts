@@ -130,12 +130,8 @@ function unknownKey(parent: readonly PathSegment[], written: string, schema: Sch
   const problem = title === 'agents file' ? 'is not a known section' : `is not a known key${of}`;
   if (['__proto__', 'constructor', 'prototype'].includes(written)) return { path, problem: `${problem} (a JavaScript object name; it is never merged)`, hint: 'remove it' };
   const snake = toSnakeKey(written);
-  if (title === 'tool entry' && Object.hasOwn(CAPABILITIES, snake)) {
-    return { path, problem, hint: `put it under overrides: overrides: { ${snake}: ${flow(isRecord(siblings) ? siblings[written] : true)} }` };
-  }
-  if (title === 'actor' && written === 'tools') {
-    return { path, problem, hint: 'an actor gets its tools through skills: list them in a skill and write skills: [that-skill]' };
-  }
+  if (title === 'tool entry' && Object.hasOwn(CAPABILITIES, snake)) return { path, problem, hint: `put it under overrides: overrides: { ${snake}: ${flow(isRecord(siblings) ? siblings[written] : true)} }` };
+  if (title === 'actor' && written === 'tools') return { path, problem, hint: 'an actor gets its tools through skills: list them in a skill and write skills: [that-skill]' };
   const synonyms = KEY_SYNONYMS[title]?.[written.toLowerCase().replace(/[-_]/g, '')]?.split(' ').map(key);
   if (synonyms) return { path, problem, hint: `did you mean ${quotedList(synonyms)}?` };
   const restyled = [written, snake, toCamelKey(written)];
@@ -154,10 +150,8 @@ function parseDuration(text: string): number | undefined {
 }
 
 function typeProblem(path: PathSegment[], value: unknown, schema: SchemaNode, expected: unknown, key: Key, style: KeyStyle): FoundProblem {
-  if (schema.title === 'server inclusion') {
-    const problem = `must be a server name or a mapping { server, include, exclude, required, overrides }, got ${show(value)}`;
-    return { path, problem, hint: 'write - github, or - server: github' };
-  }
+  const inclusion = `must be a server name or a mapping { server, include, exclude, required, overrides }, got ${show(value)}`;
+  if (schema.title === 'server inclusion') return { path, problem: inclusion, hint: 'write - github, or - server: github' };
   const types = Array.isArray(expected) ? (expected as string[]) : [String(expected)];
   const wanted = types.includes('object')
     ? style === 'camelCase' ? 'an object' : 'a mapping (key: value)'
@@ -179,10 +173,8 @@ function typeHint(last: string, expected: string, value: unknown, schema: Schema
     if (ms !== undefined) return `write ${ms} (milliseconds, a number without quotes or unit)`;
     return typeof value === 'boolean' && (last === 'idle_stop_ms' || last === 'ping_interval_ms') ? 'write 0 to turn it off' : undefined;
   }
-  if (expected === 'boolean') {
-    const word = String(value).trim().toLowerCase();
-    return ['true', 'yes', 'on', 'y', '1'].includes(word) ? 'write true without quotes' : ['false', 'no', 'off', 'n', '0'].includes(word) ? 'write false without quotes' : undefined;
-  }
+  const word = String(value).trim().toLowerCase();
+  if (expected === 'boolean') return ['true', 'yes', 'on', 'y', '1'].includes(word) ? 'write true without quotes' : ['false', 'no', 'off', 'n', '0'].includes(word) ? 'write false without quotes' : undefined;
   if (expected === 'string') {
     if (last === 'command' && Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string')) {
       const [program, ...rest] = value as string[];
@@ -247,20 +239,13 @@ function enumProblem(path: PathSegment[], value: unknown, allowed: readonly stri
 function rangeProblem(path: PathSegment[], value: unknown, schema: SchemaNode): FoundProblem {
   const last = String(path.at(-1));
   const got = `got ${typeof value === 'number' ? value : show(value)}`;
-  if (last === 'jitter') {
-    const percent = typeof value === 'number' && value >= 5 && value <= 100;
-    return { path, problem: `must be between 0 and 1, ${got}`, hint: percent ? `write ${value / 100} for ${value}%` : 'write a fraction such as 0.2 (a fifth of each delay is random)' };
-  }
-  if (last === 'factor') {
-    return { path, problem: `must be 1 or more, ${got} (below 1 each restart would wait less than the one before)`, hint: 'write 1 for a constant delay, or 2 to double it after each restart' };
-  }
-  if (last === 'max_message_bytes') {
-    return { path, problem: `must be at least ${String(schema.minimum)} bytes, ${got}`, hint: `write a size in bytes such as ${String(schema.default)} (16 MiB, the default)` };
-  }
+  const percent = typeof value === 'number' && value >= 5 && value <= 100;
+  if (last === 'jitter') return { path, problem: `must be between 0 and 1, ${got}`, hint: percent ? `write ${value / 100} for ${value}%` : 'write a fraction such as 0.2 (a fifth of each delay is random)' };
+  if (last === 'factor') return { path, problem: `must be 1 or more, ${got} (below 1 each restart would wait less than the one before)`, hint: 'write 1 for a constant delay, or 2 to double it after each restart' };
+  if (last === 'max_message_bytes') return { path, problem: `must be at least ${String(schema.minimum)} bytes, ${got}`, hint: `write a size in bytes such as ${String(schema.default)} (16 MiB, the default)` };
   const off = { max_restarts: 'write 0 to never restart automatically', stderr_lines: 'write 0 to keep no stderr lines', idle_stop_ms: 'write 0 to never stop an idle server', ping_interval_ms: 'write 0 to turn pinging off' }[last];
-  if (typeof value === 'number' && typeof schema.maximum === 'number' && value > schema.maximum) {
-    return { path, problem: `must be at most ${schema.maximum} (about 24.8 days, the longest a Node timer can wait), ${got}`, hint: off ?? 'write a shorter duration in milliseconds' };
-  }
+  const timer = `must be at most ${String(schema.maximum)} (about 24.8 days, the longest a Node timer can wait), ${got}`;
+  if (typeof value === 'number' && typeof schema.maximum === 'number' && value > schema.maximum) return { path, problem: timer, hint: off ?? 'write a shorter duration in milliseconds' };
   return { path, problem: `must be ${String(schema.minimum)} or more, ${got}`, hint: off ?? `write a duration in milliseconds such as ${JSON.stringify(schema.default ?? 1000)}` };
 }
 
@@ -284,14 +269,8 @@ function patternProblem(path: PathSegment[], value: unknown, schema: SchemaNode)
 
 function nameProblem(parent: PathSegment[], name: string, names: SchemaNode): FoundProblem {
   const path = [...parent, name];
-  if (typeof names.title === 'string') {
-    const env = names.title.includes('environment');
-    return {
-      path,
-      problem: name === '__proto__' ? `is not allowed as the name of ${names.title}` : `is not a valid name for ${names.title}`,
-      hint: env ? 'environment variable names must not be empty or contain "="' : "header names use letters, digits and !#$%&'*+.^_`|~- only",
-    };
-  }
+  const hint = String(names.title).includes('environment') ? 'environment variable names must not be empty or contain "="' : "header names use letters, digits and !#$%&'*+.^_`|~- only";
+  if (typeof names.title === 'string') return { path, problem: name === '__proto__' ? `is not allowed as the name of ${names.title}` : `is not a valid name for ${names.title}`, hint };
   const problem = `is not a valid name: must be ${String(names.description ?? 'a plain name')}`;
   if (parent[0] === 'tools' && parent.length === 1 && !name.includes('/')) return { path, problem, hint: `write "<server>/${name}", such as "github/${name}"` };
   if (parent.at(-1) === 'overrides' && name.includes('/')) return { path, problem, hint: `write "${name.slice(name.lastIndexOf('/') + 1)}": the server is given by server` };
