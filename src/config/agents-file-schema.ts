@@ -19,8 +19,20 @@ const name = (what: string) =>
 const list = <T>(items: T, description: string, extra: Record<string, unknown> = {}) => ({ type: 'array', items, uniqueItems: true, description, ...extra }) as const;
 const flag = (description: string) => ({ type: 'boolean', description }) as const;
 
-const FULL_TOOL_NAME = { title: 'full tool name', type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/]+$', description: 'a full tool name, "<namespace>/<tool>"', examples: ['builtin/now'] } as const;
-const TOOL_PATTERN = { title: 'tool pattern', type: 'string', pattern: '^[^\\s/]+$', description: 'a tool name or a glob pattern (* and ?), without the server name', examples: ['read_*'] } as const;
+const FULL_TOOL_NAME = {
+  title: 'full tool name',
+  type: 'string',
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/]+$',
+  description: 'a full tool name, "<namespace>/<tool>"',
+  examples: ['builtin/now'],
+} as const;
+const TOOL_PATTERN = {
+  title: 'tool pattern',
+  type: 'string',
+  pattern: '^[^\\s/]+$',
+  description: 'a tool name or a glob pattern (* and ?), without the server name',
+  examples: ['read_*'],
+} as const;
 
 const capabilityOverrides = {
   title: 'capability overrides',
@@ -68,9 +80,18 @@ const skill = {
   additionalProperties: false,
   properties: {
     description: { type: 'string' },
-    mcp_servers: { type: 'array', items: serverInclusion, default: [], description: 'Servers whose tools the skill includes: a name, or { server, include, exclude, required, overrides }.' },
+    mcp_servers: {
+      type: 'array',
+      items: serverInclusion,
+      default: [],
+      description: 'Servers whose tools the skill includes: a name, or { server, include, exclude, required, overrides }.',
+    },
     tools: list(FULL_TOOL_NAME, 'Built-in and custom tools by full name.', { default: [] }),
-    agent_skills: list({ type: 'string', minLength: 1, description: 'a path to a folder that holds a SKILL.md', examples: ['./skills/pdf'] }, 'Agent Skill folders, relative to the file.', { default: [] }),
+    agent_skills: list(
+      { type: 'string', minLength: 1, description: 'a path to a folder that holds a SKILL.md', examples: ['./skills/pdf'] },
+      'Agent Skill folders, relative to the file.',
+      { default: [] },
+    ),
   },
 } as const;
 
@@ -87,7 +108,12 @@ const actor = {
       additionalProperties: false,
       default: {},
       properties: {
-        execute: { type: 'string', enum: EXECUTE_POLICIES, default: DEFAULT_EXECUTE_POLICY, description: 'Tool calls that need approval: allow, ask (the host decides), or deny.' },
+        execute: {
+          type: 'string',
+          enum: EXECUTE_POLICIES,
+          default: DEFAULT_EXECUTE_POLICY,
+          description: 'Tool calls that need approval: allow, ask (the host decides), or deny.',
+        },
         restricted: list(FULL_TOOL_NAME, 'Restricted tools this actor may call anyway, by full name.', { default: [] }),
       },
     },
@@ -105,8 +131,18 @@ const actor = {
 const section = (entry: unknown, names: Record<string, unknown>, description: string) =>
   ({ type: ['object', 'null'], propertyNames: names, additionalProperties: entry, default: {}, description }) as const;
 
-const toolEntry = { title: 'tool entry', type: 'object', additionalProperties: false, required: ['overrides'], properties: { overrides: capabilityOverrides } } as const;
-const toolKey = { pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/*?]+$', description: 'a tool name with its server, "<server>/<tool>", without wildcards', examples: ['github/create_issue'] } as const;
+const toolEntry = {
+  title: 'tool entry',
+  type: 'object',
+  additionalProperties: false,
+  required: ['overrides'],
+  properties: { overrides: capabilityOverrides },
+} as const;
+const toolKey = {
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/*?]+$',
+  description: 'a tool name with its server, "<server>/<tool>", without wildcards',
+  examples: ['github/create_issue'],
+} as const;
 const { $schema: _schema, required: _required, ...serverEntry } = serverConfigSchema;
 
 /**

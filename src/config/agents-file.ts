@@ -95,7 +95,10 @@ export interface ParseAgentsConfigOptions extends AgentsConfigOptions {
 }
 
 // Server entries are checked one by one (checkNamedServer), so the shape check leaves them out.
-const matchesShape = sharedAjv('draft-07').compile({ ...agentsFileSchema, properties: { ...agentsFileSchema.properties, servers: { type: ['object', 'null'] } } });
+const matchesShape = sharedAjv('draft-07').compile({
+  ...agentsFileSchema,
+  properties: { ...agentsFileSchema.properties, servers: { type: ['object', 'null'] } },
+});
 
 /**
  * Parses the text of an `agents.yaml`. Throws a `ConfigError` listing every problem, each with
@@ -184,7 +187,11 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   const unset = context.unsetVariables === 'warn' ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
   const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem));
   if (!isRecord(expanded.value)) {
-    fail([{ path: [], problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`, hint: 'start the file with servers:' }]);
+    fail([{
+      path: [],
+      problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`,
+      hint: 'start the file with servers:',
+    }]);
   }
   const renamed = keys === 'both' ? fromApiKeys(expanded.value, agentsFileSchema, 'both') : { value: expanded.value, problems: [] };
   const data = renamed.value as Record<string, unknown>;
@@ -242,7 +249,11 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
       const serverPath = typeof ref === 'string' ? at : [...at, 'server'];
       if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
       const earlier = firstAt.get(server);
-      if (earlier !== undefined) problems.push({ path: serverPath, problem: `lists server "${server}" again (also item ${earlier})`, hint: 'merge the two entries into one' });
+      if (earlier !== undefined) problems.push({
+        path: serverPath,
+        problem: `lists server "${server}" again (also item ${earlier})`,
+        hint: 'merge the two entries into one',
+      });
       else firstAt.set(server, index);
       if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
     });
@@ -278,9 +289,17 @@ function inclusionProblems(at: readonly PathSegment[], server: string, ref: Reco
     if (/[/*?\s]/.test(tool)) continue; // the schema reports the name itself
     const excludedBy = strings(ref.exclude).find((pattern) => toolPatternMatches(pattern, tool));
     if (excludedBy !== undefined) {
-      problems.push({ path, problem: `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`, hint: 'remove the override, or the exclusion' });
+      problems.push({
+        path,
+        problem: `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`,
+        hint: 'remove the override, or the exclusion',
+      });
     } else if (include !== undefined && !include.some((pattern) => toolPatternMatches(pattern, tool))) {
-      problems.push({ path, problem: `overrides tool "${tool}", which include does not match`, hint: `add "${tool}" to include, or remove the override` });
+      problems.push({
+        path,
+        problem: `overrides tool "${tool}", which include does not match`,
+        hint: `add "${tool}" to include, or remove the override`,
+      });
     }
   }
   return problems;
@@ -288,7 +307,12 @@ function inclusionProblems(at: readonly PathSegment[], server: string, ref: Reco
 
 /** Capability keys that cannot all hold of one tool; each clash is reported at its first key. */
 function contradictions(overrides: Record<string, unknown>): { keys: readonly [string, string]; at: string; problem: string; hint: string }[] {
-  const clash = (a: string, b: string, hint: string) => ({ keys: [a, b] as const, at: a, problem: `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`, hint });
+  const clash = (a: string, b: string, hint: string) => ({
+    keys: [a, b] as const,
+    at: a,
+    problem: `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`,
+    hint,
+  });
   const { read_only: readOnly, writes, destructive } = overrides;
   return [
     ...(readOnly === true && writes === true ? [clash('read_only', 'writes', 'a read-only tool does not write: keep one of them')] : []),
@@ -330,7 +354,10 @@ const sectionSchema = (key: 'tools' | 'skills' | 'actors') => agentsFileSchema.p
 /** The validated document with defaults filled in, in camelCase; every level frozen. */
 function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
   const entries = <T>(key: 'tools' | 'skills' | 'actors', shape: (name: string, entry: Record<string, unknown>) => T) =>
-    Object.freeze(Object.fromEntries(records(data[key]).map(([name, entry]) => [name, shape(name, toApiKeys(withDefaults(entry, sectionSchema(key)), sectionSchema(key)) as Record<string, unknown>)])));
+    Object.freeze(Object.fromEntries(records(data[key]).map(([name, entry]) => [
+      name,
+      shape(name, toApiKeys(withDefaults(entry, sectionSchema(key)), sectionSchema(key)) as Record<string, unknown>),
+    ])));
   const ref = (item: unknown): SkillServerRef => (typeof item === 'string' ? Object.freeze({ server: item, required: false, overrides: Object.freeze({}) }) : (item as SkillServerRef));
   return Object.freeze({
     servers: Object.freeze(servers),

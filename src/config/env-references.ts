@@ -52,7 +52,10 @@ function expandMarked(text: string, env: EnvironmentVariables): { value: string;
   const value = text.replace(REFERENCE, (written: string, inner: string | undefined) => {
     if (written === '$${') return '${';
     if (inner !== undefined) return expandOne(inner, written, env, problems) ?? written;
-    problems.push({ problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`, hint: 'close it with }, or write $${ for a literal ${' });
+    problems.push({
+      problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`,
+      hint: 'close it with }, or write $${ for a literal ${',
+    });
     return written;
   });
   return { value, problems };

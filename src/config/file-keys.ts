@@ -67,7 +67,11 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
       const camel = toCamelKey(key);
       if (snake !== key && Object.hasOwn(properties, snake)) {
         if (accept === 'both' && Object.hasOwn(value, snake)) {
-          problems.push({ path: [...path, key], problem: `repeats "${snake}", which is also given`, hint: `keep only one of "${key}" and "${snake}"` });
+          problems.push({
+            path: [...path, key],
+            problem: `repeats "${snake}", which is also given`,
+            hint: `keep only one of "${key}" and "${snake}"`,
+          });
         } else entries.push([snake, walk(value[key], properties[snake], [...path, snake])]);
       } else if (accept === 'camelCase' && camel !== key && Object.hasOwn(properties, key)) {
         problems.push({ path: [...path, key], problem: 'is not a known key', hint: `write "${camel}" (snake_case keys belong in agents.yaml)` });
@@ -94,7 +98,10 @@ export function toApiKeys(value: unknown, schema: SchemaNode | undefined): unkno
 export function withDefaults(value: unknown, schema: SchemaNode | undefined): unknown {
   if (Array.isArray(value)) return value.map((item) => withDefaults(item, childOf(schema, 0).node));
   if (!isRecord(value)) return value;
-  const copy: Record<string, unknown> = Object.fromEntries(Object.keys(value).map((key) => [key, withDefaults(value[key], childOf(schema, key).node)]));
+  const copy: Record<string, unknown> = Object.fromEntries(Object.keys(value).map((key) => [
+    key,
+    withDefaults(value[key], childOf(schema, key).node),
+  ]));
   for (const [key, inner] of Object.entries(propertiesOf(schema) ?? {})) {
     if (!Object.hasOwn(copy, key) && inner.default !== undefined) copy[key] = withDefaults(structuredClone(inner.default), inner);
   }

@@ -83,7 +83,11 @@ function translate(error: ErrorObject, path: PathSegment[], key: Key, style: Key
     case 'maximum':
       return rangeProblem(path, value, schema);
     case 'minLength':
-      return { path, problem: 'must not be empty', hint: example === undefined ? `leave ${key(last)} out, or give it a value` : `write a value such as ${flow(example)}` };
+      return {
+        path,
+        problem: 'must not be empty',
+        hint: example === undefined ? `leave ${key(last)} out, or give it a value` : `write a value such as ${flow(example)}`,
+      };
     case 'pattern':
     case 'format':
       return patternProblem(path, value, schema);
@@ -91,7 +95,11 @@ function translate(error: ErrorObject, path: PathSegment[], key: Key, style: Key
       return { path, problem: 'must not be an empty list', hint: `leave ${last} out to include every tool of the server` };
     case 'uniqueItems': {
       const [first, second] = [Number(params.i), Number(params.j)].sort((a, b) => a - b);
-      return { path: [...path, second ?? 0], problem: `repeats item ${first} (${show((value as unknown[])[first ?? 0])})`, hint: 'remove one of them' };
+      return {
+        path: [...path, second ?? 0],
+        problem: `repeats item ${first} (${show((value as unknown[])[first ?? 0])})`,
+        hint: 'remove one of them',
+      };
     }
     case 'propertyNames':
       return nameProblem(path, String(params.propertyName), (schema.propertyNames ?? {}) as SchemaNode);
@@ -112,7 +120,15 @@ const KEY_SYNONYMS: Readonly<Record<string, Readonly<Record<string, string>>>> =
   },
   'agents file': { mcpservers: 'servers', mcp: 'servers', agents: 'actors', overrides: 'tools', capabilities: 'tools' },
   skill: { servers: 'mcp_servers', mcp: 'mcp_servers', skills: 'agent_skills', agentskill: 'agent_skills' },
-  'server inclusion': { name: 'server', tools: 'include', only: 'include', allow: 'include', deny: 'exclude', ignore: 'exclude', override: 'overrides' },
+  'server inclusion': {
+    name: 'server',
+    tools: 'include',
+    only: 'include',
+    allow: 'include',
+    deny: 'exclude',
+    ignore: 'exclude',
+    override: 'overrides',
+  },
   'capability overrides': {
     ...{ readonlyhint: 'read_only', readonly: 'read_only', read: 'read_only', write: 'writes', writable: 'writes' },
     ...{ destructivehint: 'destructive', idempotenthint: 'idempotent', openworldhint: 'open_world' },
@@ -128,10 +144,28 @@ function unknownKey(parent: readonly PathSegment[], written: string, schema: Sch
   const article = /^[aeiou]/.test(title) ? 'an' : 'a';
   const of = title === 'server' ? '' : title === 'backoff' ? ' of backoff' : ` of ${article} ${title}`;
   const problem = title === 'agents file' ? 'is not a known section' : `is not a known key${of}`;
-  if (['__proto__', 'constructor', 'prototype'].includes(written)) return { path, problem: `${problem} (a JavaScript object name; it is never merged)`, hint: 'remove it' };
+  if (['__proto__', 'constructor', 'prototype'].includes(written)) {
+    return {
+      path,
+      problem: `${problem} (a JavaScript object name; it is never merged)`,
+      hint: 'remove it',
+    };
+  }
   const snake = toSnakeKey(written);
-  if (title === 'tool entry' && Object.hasOwn(CAPABILITIES, snake)) return { path, problem, hint: `put it under overrides: overrides: { ${snake}: ${flow(isRecord(siblings) ? siblings[written] : true)} }` };
-  if (title === 'actor' && written === 'tools') return { path, problem, hint: 'an actor gets its tools through skills: list them in a skill and write skills: [that-skill]' };
+  if (title === 'tool entry' && Object.hasOwn(CAPABILITIES, snake)) {
+    return {
+      path,
+      problem,
+      hint: `put it under overrides: overrides: { ${snake}: ${flow(isRecord(siblings) ? siblings[written] : true)} }`,
+    };
+  }
+  if (title === 'actor' && written === 'tools') {
+    return {
+      path,
+      problem,
+      hint: 'an actor gets its tools through skills: list them in a skill and write skills: [that-skill]',
+    };
+  }
   const synonyms = KEY_SYNONYMS[title]?.[written.toLowerCase().replace(/[-_]/g, '')]?.split(' ').map(key);
   if (synonyms) return { path, problem, hint: `did you mean ${quotedList(synonyms)}?` };
   const restyled = [written, snake, toCamelKey(written)];
@@ -189,7 +223,10 @@ function typeHint(last: string, expected: string, value: unknown, schema: Schema
   if (expected === 'object' && (last === 'env' || last === 'headers')) {
     const separator = last === 'env' ? '=' : ':';
     if (Array.isArray(value) && value.every((entry) => typeof entry === 'string' && entry.includes(separator))) {
-      const pairs = (value as string[]).map((entry) => [entry.slice(0, entry.indexOf(separator)).trim(), entry.slice(entry.indexOf(separator) + 1).trim()]);
+      const pairs = (value as string[]).map((entry) => [
+        entry.slice(0, entry.indexOf(separator)).trim(),
+        entry.slice(entry.indexOf(separator) + 1).trim(),
+      ]);
       return `write an object: ${JSON.stringify(Object.fromEntries(pairs))}`;
     }
     return last === 'env' ? 'write an object such as { "API_KEY": "..." }' : 'write an object such as { "Authorization": "Bearer ..." }';
@@ -229,7 +266,13 @@ function enumProblem(path: PathSegment[], value: unknown, allowed: readonly stri
   const word = normalize(value);
   const exact = allowed.find((candidate) => normalize(candidate) === word);
   if (exact !== undefined) return { path, problem, hint: `write "${exact}"` };
-  if (['ws', 'wss', 'websocket'].includes(word)) return { path, problem, hint: 'WebSocket is not supported: use "streamable-http" with an http(s) url' };
+  if (['ws', 'wss', 'websocket'].includes(word)) {
+    return {
+      path,
+      problem,
+      hint: 'WebSocket is not supported: use "streamable-http" with an http(s) url',
+    };
+  }
   const [ours, why] = ENUM_SYNONYMS[String(path.at(-1))]?.[word] ?? [];
   if (ours !== undefined) return { path, problem, hint: why === undefined ? `write "${ours}"` : `use "${ours}" (${why})` };
   const near = closest(value, allowed);
@@ -240,13 +283,46 @@ function rangeProblem(path: PathSegment[], value: unknown, schema: SchemaNode): 
   const last = String(path.at(-1));
   const got = `got ${typeof value === 'number' ? value : show(value)}`;
   const percent = typeof value === 'number' && value >= 5 && value <= 100;
-  if (last === 'jitter') return { path, problem: `must be between 0 and 1, ${got}`, hint: percent ? `write ${value / 100} for ${value}%` : 'write a fraction such as 0.2 (a fifth of each delay is random)' };
-  if (last === 'factor') return { path, problem: `must be 1 or more, ${got} (below 1 each restart would wait less than the one before)`, hint: 'write 1 for a constant delay, or 2 to double it after each restart' };
-  if (last === 'max_message_bytes') return { path, problem: `must be at least ${String(schema.minimum)} bytes, ${got}`, hint: `write a size in bytes such as ${String(schema.default)} (16 MiB, the default)` };
-  const off = { max_restarts: 'write 0 to never restart automatically', stderr_lines: 'write 0 to keep no stderr lines', idle_stop_ms: 'write 0 to never stop an idle server', ping_interval_ms: 'write 0 to turn pinging off' }[last];
+  if (last === 'jitter') {
+    return {
+      path,
+      problem: `must be between 0 and 1, ${got}`,
+      hint: percent ? `write ${value / 100} for ${value}%` : 'write a fraction such as 0.2 (a fifth of each delay is random)',
+    };
+  }
+  if (last === 'factor') {
+    return {
+      path,
+      problem: `must be 1 or more, ${got} (below 1 each restart would wait less than the one before)`,
+      hint: 'write 1 for a constant delay, or 2 to double it after each restart',
+    };
+  }
+  if (last === 'max_message_bytes') {
+    return {
+      path,
+      problem: `must be at least ${String(schema.minimum)} bytes, ${got}`,
+      hint: `write a size in bytes such as ${String(schema.default)} (16 MiB, the default)`,
+    };
+  }
+  const off = {
+    max_restarts: 'write 0 to never restart automatically',
+    stderr_lines: 'write 0 to keep no stderr lines',
+    idle_stop_ms: 'write 0 to never stop an idle server',
+    ping_interval_ms: 'write 0 to turn pinging off',
+  }[last];
   const timer = `must be at most ${String(schema.maximum)} (about 24.8 days, the longest a Node timer can wait), ${got}`;
-  if (typeof value === 'number' && typeof schema.maximum === 'number' && value > schema.maximum) return { path, problem: timer, hint: off ?? 'write a shorter duration in milliseconds' };
-  return { path, problem: `must be ${String(schema.minimum)} or more, ${got}`, hint: off ?? `write a duration in milliseconds such as ${JSON.stringify(schema.default ?? 1000)}` };
+  if (typeof value === 'number' && typeof schema.maximum === 'number' && value > schema.maximum) {
+    return {
+      path,
+      problem: timer,
+      hint: off ?? 'write a shorter duration in milliseconds',
+    };
+  }
+  return {
+    path,
+    problem: `must be ${String(schema.minimum)} or more, ${got}`,
+    hint: off ?? `write a duration in milliseconds such as ${JSON.stringify(schema.default ?? 1000)}`,
+  };
 }
 
 function patternProblem(path: PathSegment[], value: unknown, schema: SchemaNode): FoundProblem {
@@ -261,7 +337,13 @@ function patternProblem(path: PathSegment[], value: unknown, schema: SchemaNode)
   if (parent === 'env') return { path, problem: 'must not contain a NUL character', hint: 'remove the \\0 from the value' };
   if (parent === 'headers') return { path, problem: 'must not contain line breaks or NUL characters', hint: 'write the header value on one line' };
   const problem = text === '' ? 'must not be empty' : `must be ${String(schema.description ?? 'in the expected form')}, got ${show(value)}`;
-  if (schema.title === 'tool pattern' && text.includes('/')) return { path, problem, hint: `write "${text.slice(text.lastIndexOf('/') + 1)}": the server is given by server` };
+  if (schema.title === 'tool pattern' && text.includes('/')) {
+    return {
+      path,
+      problem,
+      hint: `write "${text.slice(text.lastIndexOf('/') + 1)}": the server is given by server`,
+    };
+  }
   if (schema.title === 'full tool name' && !text.includes('/')) return { path, problem, hint: `write the namespace too, such as "builtin/${text}"` };
   const example = (schema.examples as unknown[] | undefined)?.[0];
   return example === undefined ? { path, problem } : { path, problem, hint: `write a value such as ${flow(example)}` };
@@ -270,10 +352,28 @@ function patternProblem(path: PathSegment[], value: unknown, schema: SchemaNode)
 function nameProblem(parent: PathSegment[], name: string, names: SchemaNode): FoundProblem {
   const path = [...parent, name];
   const hint = String(names.title).includes('environment') ? 'environment variable names must not be empty or contain "="' : "header names use letters, digits and !#$%&'*+.^_`|~- only";
-  if (typeof names.title === 'string') return { path, problem: name === '__proto__' ? `is not allowed as the name of ${names.title}` : `is not a valid name for ${names.title}`, hint };
+  if (typeof names.title === 'string') {
+    return {
+      path,
+      problem: name === '__proto__' ? `is not allowed as the name of ${names.title}` : `is not a valid name for ${names.title}`,
+      hint,
+    };
+  }
   const problem = `is not a valid name: must be ${String(names.description ?? 'a plain name')}`;
-  if (parent[0] === 'tools' && parent.length === 1 && !name.includes('/')) return { path, problem, hint: `write "<server>/${name}", such as "github/${name}"` };
-  if (parent.at(-1) === 'overrides' && name.includes('/')) return { path, problem, hint: `write "${name.slice(name.lastIndexOf('/') + 1)}": the server is given by server` };
+  if (parent[0] === 'tools' && parent.length === 1 && !name.includes('/')) {
+    return {
+      path,
+      problem,
+      hint: `write "<server>/${name}", such as "github/${name}"`,
+    };
+  }
+  if (parent.at(-1) === 'overrides' && name.includes('/')) {
+    return {
+      path,
+      problem,
+      hint: `write "${name.slice(name.lastIndexOf('/') + 1)}": the server is given by server`,
+    };
+  }
   const fixed = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   const example = (names.examples as unknown[] | undefined)?.[0];
   return { path, problem, hint: parent[0] === 'tools' || fixed === '' ? `write a name such as ${flow(example)}` : `write "${fixed}"` };
@@ -283,7 +383,13 @@ function nameProblem(parent: PathSegment[], name: string, names: SchemaNode): Fo
 export function urlProblem(url: string): FoundProblem {
   const path = ['url'];
   const problem = `must be an http:// or https:// URL, got ${show(url)}`;
-  if (/^wss?:\/\//i.test(url)) return { path, problem, hint: `WebSocket is not supported: write the server's http(s) endpoint, such as "${url.replace(/^ws/i, 'http')}"` };
+  if (/^wss?:\/\//i.test(url)) {
+    return {
+      path,
+      problem,
+      hint: `WebSocket is not supported: write the server's http(s) endpoint, such as "${url.replace(/^ws/i, 'http')}"`,
+    };
+  }
   if (!url.includes('://') && /^[A-Za-z0-9.-]+(:\d+)?(\/.*)?$/.test(url)) return { path, problem, hint: `write "http://${url}"` };
   return { path, problem, hint: 'write a full address such as "http://localhost:3000/mcp"' };
 }

@@ -110,7 +110,11 @@ function crossKeyProblems(data: Record<string, unknown>, style: KeyStyle): Found
   if (written === undefined && transport === undefined) {
     problems.push(
       given(data, 'command')
-        ? { path: ['transport'], problem: 'cannot be inferred: both command (stdio) and url (sse/streamable-http) are given', hint: 'remove url to spawn command, or remove command to connect to url' }
+        ? {
+          path: ['transport'],
+          problem: 'cannot be inferred: both command (stdio) and url (sse/streamable-http) are given',
+          hint: 'remove url to spawn command, or remove command to connect to url',
+        }
         : {
             path: ['command'],
             problem: 'a server needs either command (stdio) or url (sse/streamable-http)',
@@ -130,7 +134,11 @@ function crossKeyProblems(data: Record<string, unknown>, style: KeyStyle): Found
       if (!givenNonEmpty(data, key)) continue;
       const problem = stdio ? `belongs to transports "sse" and "streamable-http", not "stdio"${because}` : `belongs to transport "stdio", not "${transport}"${because}`;
       const other = stdio ? 'transport: "streamable-http"' : written === undefined ? '' : 'transport: "stdio"';
-      problems.push({ path: [key], problem, hint: other === '' ? `remove ${key}, or give command instead of url` : `remove ${key}, or write ${other}` });
+      problems.push({
+        path: [key],
+        problem,
+        hint: other === '' ? `remove ${key}, or give command instead of url` : `remove ${key}, or write ${other}`,
+      });
     }
   }
   if (typeof data.url === 'string' && !isHttpUrl(data.url)) problems.push(urlProblem(data.url));
@@ -157,9 +165,17 @@ function backoffOrderProblem(data: Record<string, unknown>, style: KeyStyle): Fo
   const [initialKey, maxKey] = style === 'camelCase' ? [toCamelKey('initial_ms'), toCamelKey('max_ms')] : ['initial_ms', 'max_ms'];
   if (backoff.max_ms !== undefined) {
     const note = backoff.initial_ms === undefined ? ', the default' : '';
-    return { path: ['backoff', 'max_ms'], problem: `must be at least ${initialKey} (${initial}${note}), got ${max}`, hint: `raise ${maxKey} to ${initial} or more, or lower ${initialKey}` };
+    return {
+      path: ['backoff', 'max_ms'],
+      problem: `must be at least ${initialKey} (${initial}${note}), got ${max}`,
+      hint: `raise ${maxKey} to ${initial} or more, or lower ${initialKey}`,
+    };
   }
-  return { path: ['backoff', 'initial_ms'], problem: `must be at most ${maxKey} (${max}, the default), got ${initial}`, hint: `lower ${initialKey}, or raise ${maxKey} to ${initial} or more` };
+  return {
+    path: ['backoff', 'initial_ms'],
+    problem: `must be at most ${maxKey} (${max}, the default), got ${initial}`,
+    hint: `lower ${initialKey}, or raise ${maxKey} to ${initial} or more`,
+  };
 }
 
 /**
@@ -172,12 +188,19 @@ export function checkNamedServer(
   at: readonly PathSegment[],
   style: KeyStyle,
 ): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
-  if (!isRecord(entry)) return { problems: [{ path: at, problem: `must be a mapping describing one server, got ${show(entry)}`, hint: 'write command: npx, or url: http://localhost:3000/mcp' }] };
+  if (!isRecord(entry)) return { problems: [{
+    path: at,
+    problem: `must be a mapping describing one server, got ${show(entry)}`,
+    hint: 'write command: npx, or url: http://localhost:3000/mcp',
+  }] };
   const { name: written, ...rest } = entry;
   const problem = `is ${show(written)}, but a server is named by its key, "${name}"`;
   const clash = written !== undefined && written !== name ? [{ path: [...at, 'name'], problem, hint: 'remove name, or rename the key' }] : [];
   const checked = checkServer({ name, ...rest }, style, at);
   const isName = (path: readonly PathSegment[]) => path.length === at.length + 1 && path.at(-1) === 'name';
-  const problems = [...clash, ...checked.problems.map((p) => (isName(p.path) ? { ...p, path: at, problem: `is not a valid server name: ${p.problem}` } : p))];
+  const problems = [
+    ...clash,
+    ...checked.problems.map((p) => (isName(p.path) ? { ...p, path: at, problem: `is not a valid server name: ${p.problem}` } : p)),
+  ];
   return problems.length > 0 ? { problems } : checked;
 }

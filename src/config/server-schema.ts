@@ -74,7 +74,12 @@ export const serverConfigSchema = {
     shutdown_timeout_ms: timer(4_000, 'Budget for a clean stop before SIGKILL.'),
     idle_stop_ms: timer(0, 'Stop the server after this long with no call in flight; 0 = never.'),
     ping_interval_ms: timer(0, 'Ping the running server this often; 0 = off.'),
-    max_message_bytes: { type: 'integer', minimum: MIN_MESSAGE_BYTES, default: 16 * 1024 * 1024, description: 'stdio: a longer message closes the connection.' },
+    max_message_bytes: {
+      type: 'integer',
+      minimum: MIN_MESSAGE_BYTES,
+      default: 16 * 1024 * 1024,
+      description: 'stdio: a longer message closes the connection.',
+    },
     stderr_lines: { type: 'integer', minimum: 0, default: 40, description: "stdio: how many of the server's last stderr lines to keep." },
     trusted: { type: 'boolean', default: false, description: "Whether the server's tool annotations are believed in full." },
     roots: { type: 'array', items: { type: 'string', minLength: 1 }, default: [], description: 'Directories offered as MCP roots.' },

@@ -123,7 +123,10 @@ export function placeProblems(found: readonly FoundProblem[], source?: { readonl
     const base = hint === undefined ? {} : { hint };
     if (!source) return [{ problem: { path: rendered, problem, ...base } }];
     const { line, col } = source.locate(path);
-    return [{ problem: { path: rendered, problem: `${source.file}:${line}:${col}: ${problem}`, ...base }, location: { path: rendered, file: source.file, line, col } }];
+    return [{
+      problem: { path: rendered, problem: `${source.file}:${line}:${col}: ${problem}`, ...base },
+      location: { path: rendered, file: source.file, line, col },
+    }];
   }) as { problem: ConfigProblem; location?: ProblemLocation }[];
   placed.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0));
   return { problems: placed.map((entry) => entry.problem), locations: placed.flatMap((entry) => (entry.location ? [entry.location] : [])) };
