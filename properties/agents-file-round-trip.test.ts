@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { STARTER_FILE } from '../src/cli/init-command.js';
 import { agentsConfigFromObject, parseAgentsConfig } from '../src/config/agents-file.js';
-import { type YamlEdit, applyYamlEdits } from '../src/config/yaml-edit.js';
+import { type YamlEdit, applyYamlEdits } from '../src/cli/yaml-edit.js';
 import { isConfigError } from '../src/errors/index.js';
 
 const BASE_DIR = '/srv/agents';

@@ -1,26 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  BACKOFF_KEYS,
-  RESTART_POLICIES,
-  SERVER_CONFIG_KEYS,
-  SERVER_KEY_MAP,
-  serverConfigFromSnake,
-  toCamelKey,
-  toSnakeKey,
-  validateServerConfig,
-} from '../src/config/index.js';
+import { fromApiKeys } from '../src/config/file-keys.js';
+import { type KeyStyle, RESTART_POLICIES, serverConfigSchema, toCamelKey, toSnakeKey, validateServerConfig } from '../src/config/index.js';
 import { isConfigError } from '../src/errors/index.js';
 
-const KNOWN_CAMEL_KEYS = [...SERVER_CONFIG_KEYS, ...BACKOFF_KEYS];
-const KNOWN_SNAKE_KEYS = Object.keys(SERVER_KEY_MAP);
+const KNOWN_SNAKE_KEYS = [...Object.keys(serverConfigSchema.properties), ...Object.keys(serverConfigSchema.properties.backoff.properties)];
+const KNOWN_CAMEL_KEYS = KNOWN_SNAKE_KEYS.map(toCamelKey);
 
-/** What validation made of an input: the resolved config, or the problems it listed. */
-function outcome(input: unknown): unknown {
+/** What validation made of an input: the resolved config, or the key paths of the problems it listed (in camelCase). */
+function outcome(input: unknown, keyStyle: KeyStyle = 'camelCase'): unknown {
   try {
-    return { ok: validateServerConfig(input) };
+    return { ok: validateServerConfig(input, { keyStyle }) };
   } catch (error) {
-    if (isConfigError(error)) return { problems: error.problems };
+    if (isConfigError(error)) return { problems: error.problems.map((p) => p.path.split('.').map(toCamelKey).join('.')).sort() };
     throw error;
   }
 }
@@ -130,7 +122,7 @@ describe('the snake_case / camelCase key map (properties)', () => {
       fc.property(fc.constantFrom(...KNOWN_CAMEL_KEYS), (camel) => {
         const snake = toSnakeKey(camel);
         expect(toCamelKey(snake)).toBe(camel);
-        expect((SERVER_KEY_MAP as Record<string, string>)[snake]).toBe(camel);
+        expect(KNOWN_SNAKE_KEYS).toContain(snake);
       }),
     );
     fc.assert(
@@ -155,7 +147,7 @@ describe('the snake_case / camelCase key map (properties)', () => {
       fc.property(record, record, (env, headers) => {
         const envBefore = structuredClone({ ...env });
         const headersBefore = structuredClone({ ...headers });
-        const mapped = serverConfigFromSnake({ name: 'x', env, headers, max_restarts: 1 }) as Record<string, unknown>;
+        const mapped = fromApiKeys({ name: 'x', env, headers, maxRestarts: 1 }, serverConfigSchema, 'camelCase').value as Record<string, unknown>;
         expect(Object.keys(mapped.env as object)).toEqual(Object.keys(envBefore));
         expect(Object.keys(mapped.headers as object)).toEqual(Object.keys(headersBefore));
         expect({ ...(mapped.env as object) }).toEqual(envBefore);
@@ -164,17 +156,17 @@ describe('the snake_case / camelCase key map (properties)', () => {
     );
   });
 
-  it('validates a mapped snake_case config exactly as the camelCase config', () => {
+  it('validates a file entry (snake_case) exactly as the same config in TypeScript (camelCase)', () => {
     fc.assert(
       fc.property(validConfig, (camel) => {
-        const viaSnake = outcome(serverConfigFromSnake(toSnakeConfig(camel)));
+        const viaSnake = outcome(toSnakeConfig(camel), 'snake_case');
         expect(viaSnake).toEqual(outcome(camel));
         expect(viaSnake).toHaveProperty('ok');
       }),
     );
     fc.assert(
       fc.property(anyConfig, (camel) => {
-        expect(outcome(serverConfigFromSnake(toSnakeConfig(camel)))).toEqual(outcome(camel));
+        expect(outcome(toSnakeConfig(camel), 'snake_case')).toEqual(outcome(camel));
       }),
     );
   });

@@ -7,9 +7,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { parseAgentsConfig } from '../config/agents-file.js';
-import { replaceFile, readSnapshot } from '../config/atomic-file.js';
-import { isRecord } from '../config/config-keys.js';
-import { type YamlEdit, applyYamlEdits } from '../config/yaml-edit.js';
+import { replaceFile, readSnapshot } from './atomic-file.js';
+import { isRecord } from '../config/file-keys.js';
+import { type YamlEdit, applyYamlEdits } from './yaml-edit.js';
 import { type ConfigProblem, isConfigError } from '../errors/config-error.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';

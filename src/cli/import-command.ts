@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { isRecord } from '../config/config-keys.js';
+import { isRecord } from '../config/file-keys.js';
 import { parseMcpServersJson } from '../config/mcp-servers-json.js';
 import { ConfigError } from '../errors/config-error.js';
 import { messageOf } from '../errors/mcp-actors-error.js';

@@ -3,7 +3,7 @@
  * that fill it in. Never overwrites a file.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { readSnapshot, replaceFile } from '../config/atomic-file.js';
+import { readSnapshot, replaceFile } from './atomic-file.js';
 import { ExitCode } from './cli-io.js';
 import { configFile, type CommandContext } from './command-context.js';
 import { editError } from './edit-session.js';

@@ -4,7 +4,7 @@
  * `Authorization: Bearer lin_api_…` becomes `Authorization: Bearer ${LINEAR_AUTHORIZATION}`.
  * What the person must then set is returned as variable/value pairs.
  */
-import { isRecord } from '../config/config-keys.js';
+import { isRecord } from '../config/file-keys.js';
 import type { ServersSection } from './servers-yaml.js';
 
 /** Names of variables and headers that usually hold a secret. */

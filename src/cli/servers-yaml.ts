@@ -3,41 +3,30 @@
  * keys, and only what differs from the defaults (a transport that `command` or `url` implies is
  * left out too), so the section reads like one a person wrote.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'yaml';
-import { BACKOFF_KEY_MAP, SERVER_TOP_LEVEL_KEY_MAP, isRecord } from '../config/config-keys.js';
-import { SERVER_CONFIG_DEFAULTS, type ResolvedServerConfig } from '../config/server-config.js';
+import { fromApiKeys, isRecord, withDefaults } from '../config/file-keys.js';
+import { type ResolvedServerConfig, serverConfigSchema } from '../config/server-schema.js';
 
 export type ServersSection = Record<string, Record<string, unknown>>;
 
+const DEFAULTS = withDefaults({}, serverConfigSchema) as Record<string, unknown>;
+/** What of `value` differs from `fallback`: nested records key by key (backoff); undefined when nothing does. */
+const differing = (value: unknown, fallback: unknown): unknown =>
+  isRecord(value) && isRecord(fallback) && Object.keys(fallback).length > 0
+    ? ((diff) => (Object.keys(diff).length > 0 ? diff : undefined))(Object.fromEntries(Object.entries(value).filter(([k, v]) => !isDeepStrictEqual(v, fallback[k]))))
+    : isDeepStrictEqual(value, fallback) ? undefined : value;
+
 /** One server as its agents.yaml entry (without `name`: the key names it). */
 export function serverEntry(config: ResolvedServerConfig): Record<string, unknown> {
-  const entry: Record<string, unknown> = {};
-  const defaults: Readonly<Record<string, unknown>> = SERVER_CONFIG_DEFAULTS;
-  for (const [snake, camel] of Object.entries(SERVER_TOP_LEVEL_KEY_MAP)) {
-    if (camel === 'name') continue;
-    const value: unknown = config[camel];
-    if (camel === 'transport') {
-      if (value !== (config.command === undefined ? 'streamable-http' : 'stdio')) entry[snake] = value;
-    } else if (camel === 'sseFallback') {
-      // On by default exactly when the transport is implied by a url (not written).
-      const impliedOn = config.transport === 'streamable-http' && entry.transport === undefined;
-      if ((value === true) !== impliedOn && config.transport === 'streamable-http') entry[snake] = value === true;
-    } else if (camel === 'backoff') {
-      const backoff = Object.fromEntries(
-        Object.entries(BACKOFF_KEY_MAP).flatMap(([key, field]) =>
-          config.backoff[field] === SERVER_CONFIG_DEFAULTS.backoff[field] ? [] : [[key, config.backoff[field]]],
-        ),
-      );
-      if (Object.keys(backoff).length > 0) entry[snake] = backoff;
-    } else if (value === undefined || value === defaults[camel]) {
-      continue;
-    } else if (Array.isArray(value)) {
-      if (value.length > 0) entry[snake] = [...(value as unknown[])];
-    } else if (isRecord(value)) {
-      if (Object.keys(value).length > 0) entry[snake] = { ...value };
-    } else {
-      entry[snake] = value;
-    }
+  const { name: _name, transport, sse_fallback: fallback, ...rest } = fromApiKeys(config, serverConfigSchema, 'camelCase').value as Record<string, unknown>;
+  const entry: Record<string, unknown> = transport === (config.command === undefined ? 'streamable-http' : 'stdio') ? {} : { transport };
+  // sse_fallback is on by default exactly when the transport is implied by a url (not written).
+  const impliedOn = transport === 'streamable-http' && entry.transport === undefined;
+  if (transport === 'streamable-http' && (fallback === true) !== impliedOn) entry.sse_fallback = fallback === true;
+  for (const [key, value] of Object.entries(rest)) {
+    const kept = differing(value, DEFAULTS[key]);
+    if (kept !== undefined && !(Array.isArray(kept) && kept.length === 0) && !(isRecord(kept) && Object.keys(kept).length === 0)) entry[key] = kept;
   }
   return entry;
 }

@@ -2,9 +2,9 @@
  * `agents skill add|remove|list` and `agents actor add|remove|list`: the skills and actors of
  * agents.yaml, edited from the command line like its servers (see tool-commands.ts).
  */
-import { isRecord } from '../config/config-keys.js';
+import { isRecord } from '../config/file-keys.js';
 import { EXECUTE_POLICIES } from '../config/agents-file-schema.js';
-import type { YamlEdit } from '../config/yaml-edit.js';
+import type { YamlEdit } from './yaml-edit.js';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';
 import { type FileData, editAgentsFile, editError, readFileData, unknownNameError } from './edit-session.js';

@@ -3,11 +3,11 @@
  * An entry is validated before it is written; `--check` also starts the server once and lists
  * its tools. Removing a server a skill uses is refused unless `--force`, which says what it unlinks.
  */
-import { checkNamedServer } from '../config/agents-file.js';
-import { isRecord } from '../config/config-keys.js';
-import { SERVER_NAME_PATTERN } from '../config/server-config-schema.js';
+import { checkNamedServer } from '../config/server-config.js';
+import { isRecord } from '../config/file-keys.js';
+import { SERVER_NAME_PATTERN } from '../config/server-schema.js';
 import { placeServer } from '../config/server-paths.js';
-import type { YamlEdit } from '../config/yaml-edit.js';
+import type { YamlEdit } from './yaml-edit.js';
 import { dirname, resolve } from 'node:path';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';

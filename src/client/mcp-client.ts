@@ -8,7 +8,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { BehaviorSubject, distinctUntilChanged, Subject, type Observable } from 'rxjs';
 import { createActor, waitFor, type InspectionEvent, type Observer } from 'xstate';
 import type { McpServerConfig, ResolvedServerConfig } from '../config/server-config.js';
-import { isResolvedServerConfig, validateServerConfig } from '../config/validate-server-config.js';
+import { isResolvedServerConfig, validateServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { McpCapabilityMetadata, ServerConnection, ServerExit, TransportDiagnostics } from '../machines/server-io.js';

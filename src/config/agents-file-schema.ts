@@ -1,74 +1,55 @@
 /**
- * The JSON Schema of `agents.yaml` (snake_case keys, as in the file); the words for its mistakes
- * are in `agents-file-problems.ts`. Server entries are checked by `validateServerConfig`; this schema checks the shape of
- * the `tools`, `skills` and `actors` sections. Names that point elsewhere (a skill naming a server)
- * are checked in `agents-file.ts`, which can see the whole file.
+ * The JSON Schema of `agents.yaml` (snake_case keys, as in the file), defaults included. Its server
+ * entries are `serverConfigSchema`; names that point elsewhere (a skill naming a server) are checked
+ * in `agents-file.ts`, which sees the whole file.
  */
 
-import { toSnakeKey } from './config-keys.js';
-import { SERVER_NAME_PATTERN, serverConfigSchema } from './server-config-schema.js';
-
-/** The capability keys of an `overrides` block: snake_case (file) → camelCase (TypeScript). */
-export const CAPABILITY_KEY_MAP = {
-  read_only: 'readOnly',
-  writes: 'writes',
-  destructive: 'destructive',
-  idempotent: 'idempotent',
-  open_world: 'openWorld',
-} as const;
+import { SERVER_NAME_PATTERN, serverConfigSchema } from './server-schema.js';
 
 /** How an actor's tool calls that need approval are handled. `ask` goes through the host's approval callback. */
 export const EXECUTE_POLICIES = ['allow', 'ask', 'deny'] as const;
 export type ExecutePolicy = (typeof EXECUTE_POLICIES)[number];
-
 export const DEFAULT_EXECUTE_POLICY: ExecutePolicy = 'ask';
 export const DEFAULT_TENANT_KEY = 'org_id';
-
 /** The sections of the file, in the order the README documents them. */
 export const AGENTS_FILE_SECTIONS = ['servers', 'tools', 'skills', 'actors'] as const;
 
 const name = (what: string) =>
-  ({
-    type: 'string',
-    minLength: 1,
-    pattern: SERVER_NAME_PATTERN,
-    description: `${what}: letters, digits, ".", "_" and "-", starting with a letter or digit`,
-    examples: ['github'],
-  }) as const;
+  ({ type: 'string', minLength: 1, pattern: SERVER_NAME_PATTERN, description: `${what}: letters, digits, ".", "_" and "-", starting with a letter or digit`, examples: ['github'] }) as const;
+const list = <T>(items: T, description: string, extra: Record<string, unknown> = {}) => ({ type: 'array', items, uniqueItems: true, description, ...extra }) as const;
+const flag = (description: string) => ({ type: 'boolean', description }) as const;
 
-export const FULL_TOOL_NAME = {
+const FULL_TOOL_NAME = {
+  title: 'full tool name',
   type: 'string',
   pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/]+$',
   description: 'a full tool name, "<namespace>/<tool>"',
   examples: ['builtin/now'],
 } as const;
-
-const list = <T>(items: T, description: string, extra: Record<string, unknown> = {}) =>
-  ({ type: 'array', items, uniqueItems: true, description, ...extra }) as const;
-
-const capabilityOverridesSchema = {
-  title: 'capability overrides',
-  type: 'object',
-  additionalProperties: false,
-  description: "Replaces the capabilities the registry infers from a tool's name and annotations.",
-  examples: [{ read_only: true }],
-  properties: {
-    read_only: { type: 'boolean', description: 'The tool only reads.' },
-    writes: { type: 'boolean', description: 'The tool changes something.' },
-    destructive: { type: 'boolean', description: 'The tool may delete or overwrite (implies writes).' },
-    idempotent: { type: 'boolean', description: 'Calling the tool twice with the same arguments does no more than once.' },
-    open_world: { type: 'boolean', description: 'The tool reaches outside systems (the web, other services).' },
-  },
-} as const;
-
-export const TOOL_PATTERN = {
+const TOOL_PATTERN = {
+  title: 'tool pattern',
   type: 'string',
   pattern: '^[^\\s/]+$',
   description: 'a tool name or a glob pattern (* and ?), without the server name',
   examples: ['read_*'],
 } as const;
 
-const serverInclusionSchema = {
+const capabilityOverrides = {
+  title: 'capability overrides',
+  type: 'object',
+  additionalProperties: false,
+  description: "Replaces the capabilities the registry infers from a tool's name and annotations.",
+  examples: [{ read_only: true }],
+  properties: {
+    read_only: flag('The tool only reads.'),
+    writes: flag('The tool changes something.'),
+    destructive: flag('The tool may delete or overwrite (implies writes).'),
+    idempotent: flag('Calling the tool twice with the same arguments does no more than once.'),
+    open_world: flag('The tool reaches outside systems (the web, other services).'),
+  },
+} as const;
+
+const serverInclusion = {
   title: 'server inclusion',
   if: { type: 'string' },
   then: name('a server name'),
@@ -84,19 +65,16 @@ const serverInclusionSchema = {
       required: { type: 'boolean', default: false, description: 'Activation fails when this server cannot start.' },
       overrides: {
         type: 'object',
+        default: {},
         description: 'Capability overrides per tool name, merged key by key over the tools section.',
-        propertyNames: {
-          pattern: '^[^\\s/*?]+$',
-          description: 'a tool name, without the server name or wildcards',
-          examples: ['move_file'],
-        },
-        additionalProperties: capabilityOverridesSchema,
+        propertyNames: { pattern: '^[^\\s/*?]+$', description: 'a tool name, without the server name or wildcards', examples: ['move_file'] },
+        additionalProperties: capabilityOverrides,
       },
     },
   },
 } as const;
 
-const skillSchema = {
+const skill = {
   title: 'skill',
   type: 'object',
   additionalProperties: false,
@@ -104,28 +82,31 @@ const skillSchema = {
     description: { type: 'string' },
     mcp_servers: {
       type: 'array',
-      items: serverInclusionSchema,
-      description: 'Servers whose tools the skill includes: a name for every tool, or { server, include, exclude, required, overrides }.',
+      items: serverInclusion,
+      default: [],
+      description: 'Servers whose tools the skill includes: a name, or { server, include, exclude, required, overrides }.',
     },
-    tools: list(FULL_TOOL_NAME, 'Built-in and custom tools by full name.'),
+    tools: list(FULL_TOOL_NAME, 'Built-in and custom tools by full name.', { default: [] }),
     agent_skills: list(
       { type: 'string', minLength: 1, description: 'a path to a folder that holds a SKILL.md', examples: ['./skills/pdf'] },
-      'Agent Skill folders (each with a SKILL.md), relative to the file.',
+      'Agent Skill folders, relative to the file.',
+      { default: [] },
     ),
   },
 } as const;
 
-const actorSchema = {
+const actor = {
   title: 'actor',
   type: 'object',
   additionalProperties: false,
   properties: {
     description: { type: 'string' },
-    skills: list(name('a skill name'), 'The skills whose tools the actor may use.'),
+    skills: list(name('a skill name'), 'The skills whose tools the actor may use.', { default: [] }),
     permissions: {
       title: 'permissions',
       type: 'object',
       additionalProperties: false,
+      default: {},
       properties: {
         execute: {
           type: 'string',
@@ -133,7 +114,7 @@ const actorSchema = {
           default: DEFAULT_EXECUTE_POLICY,
           description: 'Tool calls that need approval: allow, ask (the host decides), or deny.',
         },
-        restricted: list(FULL_TOOL_NAME, 'Restricted tools this actor may call anyway, by full name.'),
+        restricted: list(FULL_TOOL_NAME, 'Restricted tools this actor may call anyway, by full name.', { default: [] }),
       },
     },
     tenant_key: {
@@ -148,44 +129,25 @@ const actorSchema = {
 } as const;
 
 const section = (entry: unknown, names: Record<string, unknown>, description: string) =>
-  ({ type: ['object', 'null'], propertyNames: names, additionalProperties: entry, description }) as const;
+  ({ type: ['object', 'null'], propertyNames: names, additionalProperties: entry, default: {}, description }) as const;
 
-const toolsSection = section(
-  {
-    title: 'tool entry',
-    type: 'object',
-    additionalProperties: false,
-    required: ['overrides'],
-    properties: { overrides: capabilityOverridesSchema },
-  },
-  {
-    pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/*?]+$',
-    description: 'a tool name with its server, "<server>/<tool>", without wildcards',
-    examples: ['github/create_issue'],
-  },
-  'Capability overrides per MCP tool, keyed by "<server>/<tool>".',
-);
-
-/** A server entry of the file: `serverConfigSchema` with snake_case keys and the name taken from the key. */
-function snakeServerSchema(): Record<string, unknown> {
-  const { name: _name, backoff, ...rest } = serverConfigSchema.properties;
-  const snake = (record: Readonly<Record<string, unknown>>) =>
-    Object.fromEntries(Object.entries(record).map(([key, value]) => [toSnakeKey(key), value]));
-  return {
-    title: 'server',
-    type: 'object',
-    additionalProperties: false,
-    description: serverConfigSchema.description,
-    properties: {
-      ...snake(rest),
-      backoff: { ...backoff, default: snake(backoff.default), properties: snake(backoff.properties) },
-    },
-  };
-}
+const toolEntry = {
+  title: 'tool entry',
+  type: 'object',
+  additionalProperties: false,
+  required: ['overrides'],
+  properties: { overrides: capabilityOverrides },
+} as const;
+const toolKey = {
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/*?]+$',
+  description: 'a tool name with its server, "<server>/<tool>", without wildcards',
+  examples: ['github/create_issue'],
+} as const;
+const { $schema: _schema, required: _required, ...serverEntry } = serverConfigSchema;
 
 /**
- * The JSON Schema of the whole `agents.yaml`, for editors (`# yaml-language-server: $schema=...`).
- * Loading checks more than it says: names that must exist elsewhere, and rules across keys.
+ * The JSON Schema of the whole `agents.yaml`, for editors (`# yaml-language-server: $schema=...`)
+ * and for loading. Loading checks more than it says: names that must exist elsewhere, rules across keys.
  */
 export const agentsFileSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -195,15 +157,10 @@ export const agentsFileSchema = {
   additionalProperties: false,
   patternProperties: { '^x-': { description: 'Ignored: a place for YAML anchors (&defaults) to merge with <<: *defaults.' } },
   properties: {
-    servers: section(snakeServerSchema(), name('a server name'), 'MCP servers, keyed by name.'),
-    tools: toolsSection,
-    skills: section(skillSchema, name('a skill name'), 'Skills, keyed by name.'),
-    actors: section(actorSchema, name('an actor name'), 'Actors, keyed by name.'),
-    default_tenant: {
-      type: 'string',
-      minLength: 1,
-      description: 'The tenant the agents CLI acts for when --tenant is not given (default: local).',
-    },
+    servers: section(serverEntry, name('a server name'), 'MCP servers, keyed by name.'),
+    tools: section(toolEntry, toolKey, 'Capability overrides per MCP tool, keyed by "<server>/<tool>".'),
+    skills: section(skill, name('a skill name'), 'Skills, keyed by name.'),
+    actors: section(actor, name('an actor name'), 'Actors, keyed by name.'),
+    default_tenant: { type: 'string', minLength: 1, description: 'The tenant the agents CLI acts for when --tenant is not given (default: local).' },
   },
 } as const;
-

@@ -8,35 +8,19 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { type ConfigProblem, ConfigError, isConfigError, messageOf } from '../errors/index.js';
-import {
-  AGENTS_FILE_SECTIONS,
-  CAPABILITY_KEY_MAP,
-  DEFAULT_EXECUTE_POLICY,
-  DEFAULT_TENANT_KEY,
-  type ExecutePolicy,
-} from './agents-file-schema.js';
-import { agentsSchemaProblems, normalizeKeySpellings } from './agents-file-problems.js';
-import { isRecord, serverConfigFromSnake } from './config-keys.js';
-import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
-import { type FoundProblem, type KeyStyle, type PathSegment, show } from './problem-text.js';
-import type { ResolvedServerConfig } from './server-config.js';
-import { commandProblems, placeServer } from './server-paths.js';
-import {
-  type Locate,
-  UNNAMED_SOURCE,
-  parseKeyPath,
-  placeProblems,
-  renderKeyPath,
-  yamlLocator,
-  yamlSyntaxProblems,
-} from './source-locations.js';
-import { closest } from './suggest.js';
-import { validateServerConfig } from './validate-server-config.js';
-
-/** Capabilities that replace what the registry infers for a tool. YAML keys: read_only, writes, destructive, idempotent, open_world. */
+import { type ConfigProblem, ConfigError, messageOf } from '../errors/index.js';
 import type { CapabilityOverrides } from '../registry/capabilities.js';
+import { sharedAjv } from '../registry/json-schema-validators.js';
 import { toolPatternMatches } from '../registry/tool-filter.js';
+import { AGENTS_FILE_SECTIONS, type ExecutePolicy, agentsFileSchema } from './agents-file-schema.js';
+import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
+import { type SchemaNode, fromApiKeys, isRecord, toApiKeys, withDefaults } from './file-keys.js';
+import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
+import { type ResolvedServerConfig, checkNamedServer } from './server-config.js';
+import { commandProblems, placeServer } from './server-paths.js';
+import { type Locate, UNNAMED_SOURCE, placeProblems, renderKeyPath, yamlLocator, yamlSyntaxProblems } from './source-locations.js';
+import { closest } from './suggest.js';
+
 export type { CapabilityOverrides };
 export { toolPatternMatches };
 
@@ -67,12 +51,8 @@ export interface ActorConfig {
   readonly name: string;
   readonly description?: string;
   readonly skills: readonly string[];
-  readonly permissions: {
-    /** `ask` (default) goes through the host's approval callback. */
-    readonly execute: ExecutePolicy;
-    /** Full names of restricted tools this actor may call anyway. */
-    readonly restricted: readonly string[];
-  };
+  /** `execute: ask` (default) goes through the host's approval callback; `restricted` tools it may call anyway. */
+  readonly permissions: { readonly execute: ExecutePolicy; readonly restricted: readonly string[] };
   /** The claim that names the tenant; `org_id` by default. */
   readonly tenantKey: string;
 }
@@ -92,14 +72,11 @@ export interface AgentsConfig {
 export interface AgentsConfigOptions {
   /** Where `${VAR}` references are read from; `process.env` by default. */
   readonly env?: EnvironmentVariables;
-  /** Agent skill paths are relative to this folder: the file's folder, else the working directory. */
+  /** Relative paths are read from this folder: the file's folder, else the working directory. */
   readonly baseDir?: string;
   /** Server names defined outside the file that skills may name too (in-process domain servers). */
   readonly extraServers?: readonly string[];
-  /**
-   * `'warn'`: a `${VAR}` that is not set is a warning, not a problem, and the value that holds it
-   * is not judged (it is not known yet); `'error'` (default) refuses the file.
-   */
+  /** `'warn'`: an unset `${VAR}` is a warning and the value holding it is not judged; `'error'` (default) refuses the file. */
   readonly unsetVariables?: 'error' | 'warn';
   /** Check that each stdio server's program exists and is executable (what `agents validate` does). */
   readonly checkCommands?: boolean;
@@ -117,6 +94,12 @@ export interface ParseAgentsConfigOptions extends AgentsConfigOptions {
   readonly file?: string;
 }
 
+// Server entries are checked one by one (checkNamedServer), so the shape check leaves them out.
+const matchesShape = sharedAjv('draft-07').compile({
+  ...agentsFileSchema,
+  properties: { ...agentsFileSchema.properties, servers: { type: ['object', 'null'] } },
+});
+
 /**
  * Parses the text of an `agents.yaml`. Throws a `ConfigError` listing every problem, each with
  * its key path and a `file:line:col:` position (`<input>` when no file is named).
@@ -133,31 +116,19 @@ function parseChecked(text: string, options: ParseAgentsConfigOptions): CheckedA
   const file = options.file ?? UNNAMED_SOURCE;
   const subject = options.file === undefined ? 'agents configuration' : `agents file ${options.file}`;
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text.replace(/^\uFEFF/, ''), {
-    lineCounter,
-    keepSourceTokens: true,
-    uniqueKeys: true,
-    prettyErrors: false,
-    merge: true, // `<<: *defaults`, as Docker Compose files use it
-  });
-  if (doc.errors.length > 0) {
-    const problems = yamlSyntaxProblems(doc.errors, doc, lineCounter, file);
-    throw new ConfigError(problems, { subject, details: { file } });
-  }
-  const baseDir = options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file)));
-  return build(doc.toJS() as unknown, {
-    ...checks(options),
-    env: options.env ?? process.env,
-    baseDir,
+  // `merge`: `<<: *defaults`, as Docker Compose files use it.
+  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, keepSourceTokens: true, uniqueKeys: true, prettyErrors: false, merge: true });
+  if (doc.errors.length > 0) throw new ConfigError(yamlSyntaxProblems(doc.errors, doc, lineCounter, file), { subject, details: { file } });
+  return build(doc.toJS() as unknown, 'snake_case', {
+    ...options,
+    baseDir: options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file))),
     subject,
     source: { file, locate: yamlLocator(doc, lineCounter) },
-    extraServers: options.extraServers ?? [],
-    ...(options.file === undefined ? {} : { sourceFile: options.file }),
   });
 }
 
 /**
- * Reads and parses an `agents.yaml`; agent skill paths are relative to its folder.
+ * Reads and parses an `agents.yaml`; relative paths are read from its folder.
  *
  * @example
  * const config = await loadAgentsFile('agents.yaml', { env: { ...process.env, GITHUB_TOKEN: token } });
@@ -178,162 +149,84 @@ export async function checkAgentsFile(path: string, options: AgentsConfigOptions
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw unreadable(path, error);
+    const code = (error as NodeJS.ErrnoException).code;
+    const hint = code === 'ENOENT' ? `check the path; a relative path is read from ${process.cwd()}` : code === 'EISDIR' ? 'name the file inside the folder' : 'check that the file is readable';
+    throw new ConfigError([{ path: '', problem: `${path}: cannot be read (${messageOf(error)})`, hint }], { subject: `file ${path}`, cause: error });
   }
   return parseChecked(text, { ...options, file: path });
 }
 
-const checks = (options: AgentsConfigOptions) => ({
-  unsetVariables: options.unsetVariables ?? 'error',
-  checkCommands: options.checkCommands === true,
-});
-
-/** The ConfigError for a configuration file that cannot be read at all. */
-function unreadable(path: string, error: unknown): ConfigError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const hint =
-    code === 'ENOENT'
-      ? `check the path; a relative path is read from ${process.cwd()}`
-      : code === 'EISDIR'
-        ? 'name the file inside the folder'
-        : 'check that the file is readable';
-  const problem = `${path}: cannot be read (${messageOf(error)})`;
-  return new ConfigError([{ path: '', problem, hint }], { subject: `file ${path}`, cause: error });
-}
-
 /**
- * The same checks for a host that builds its configuration in code. Keys are the file's
- * (snake_case); the camelCase spellings of the same keys are accepted too. Paths in problems are
- * written in snake_case. `${VAR}` references are filled in as for a file.
+ * The same checks for a host that builds its configuration in code: the file's keys, or their
+ * camelCase spellings (as TypeScript writes them); problems are reported in the file's keys.
  *
  * @example
  * agentsConfigFromObject({ servers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } });
  */
 export function agentsConfigFromObject(input: unknown, options: AgentsConfigOptions = {}): AgentsConfig {
-  return build(input, {
-    ...checks(options),
-    env: options.env ?? process.env,
-    baseDir: resolvePath(options.baseDir ?? process.cwd()),
-    subject: 'agents configuration',
-    extraServers: options.extraServers ?? [],
-  }).config;
+  return build(input, 'both', { ...options, baseDir: resolvePath(options.baseDir ?? process.cwd()), subject: 'agents configuration' }).config;
 }
 
-interface BuildContext {
-  readonly unsetVariables: 'error' | 'warn';
-  readonly checkCommands: boolean;
-  readonly extraServers: readonly string[];
-  readonly env: EnvironmentVariables;
+interface BuildContext extends AgentsConfigOptions {
   readonly baseDir: string;
   readonly subject: string;
   readonly source?: { readonly file: string; readonly locate: Locate };
-  readonly sourceFile?: string;
+  readonly file?: string;
 }
 
 /** Checks everything, reports everything, then assembles the camelCase result. */
-function build(input: unknown, context: BuildContext): CheckedAgentsFile {
+function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContext): CheckedAgentsFile {
   const fail = (found: readonly FoundProblem[]): never => {
     const { problems, locations } = placeProblems(found, context.source);
-    const file = context.source ? { file: context.source.file } : {};
-    throw new ConfigError(problems, { subject: context.subject, details: { ...file, locations } });
+    throw new ConfigError(problems, { subject: context.subject, details: { ...(context.source ? { file: context.source.file } : {}), locations } });
   };
-  const expanded = resolveEnvReferences(withoutExtensions(input ?? {}), context.env);
-  const lenient = context.unsetVariables === 'warn';
-  const unset = lenient ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
+  const env = context.env ?? process.env;
+  // Top-level `x-` keys hold YAML anchors to merge elsewhere (as in Docker Compose); they are not read.
+  const visible = isRecord(input) ? Object.fromEntries(Object.keys(input).flatMap((key) => (key.startsWith('x-') ? [] : [[key, input[key]]]))) : (input ?? {});
+  const expanded = resolveEnvReferences(visible, env);
+  const unset = context.unsetVariables === 'warn' ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
   const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem));
   if (!isRecord(expanded.value)) {
-    const problem = `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`;
-    fail([{ path: [], problem, hint: 'start the file with servers:' }]);
+    fail([{
+      path: [],
+      problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`,
+      hint: 'start the file with servers:',
+    }]);
   }
-  const data = normalizeKeySpellings(expanded.value as Record<string, unknown>);
-  found.push(...agentsSchemaProblems(data));
+  const renamed = keys === 'both' ? fromApiKeys(expanded.value, agentsFileSchema, 'both') : { value: expanded.value, problems: [] };
+  const data = renamed.value as Record<string, unknown>;
+  found.push(...renamed.problems);
+  if (!matchesShape(data)) found.push(...problemsFromAjv(matchesShape.errors, data, 'snake_case'));
   const section = (key: string): Record<string, unknown> => (isRecord(data[key]) ? data[key] : {});
-  const servers = section('servers');
-  const resolvedServers: Record<string, ResolvedServerConfig> = {};
-  for (const name of Object.keys(servers)) {
-    const result = checkNamedServer(name, serverConfigFromSnake(servers[name]), ['servers', name], 'snake_case');
-    if (result.config) resolvedServers[name] = placeServer(result.config, context.baseDir);
+  const servers: Record<string, ResolvedServerConfig> = {};
+  for (const [name, entry] of Object.entries(section('servers'))) {
+    const result = checkNamedServer(name, entry, ['servers', name], 'snake_case');
+    if (result.config) servers[name] = placeServer(result.config, context.baseDir);
     found.push(...result.problems);
   }
   if (context.checkCommands) {
-    for (const [name, config] of Object.entries(resolvedServers)) found.push(...commandProblems(name, config, context.env.PATH ?? process.env.PATH));
+    for (const [name, config] of Object.entries(servers)) found.push(...commandProblems(name, config, env.PATH ?? process.env.PATH));
   }
-  found.push(...referenceProblems(data, [...Object.keys(servers), ...context.extraServers]));
+  found.push(...referenceProblems(data, [...Object.keys(section('servers')), ...(context.extraServers ?? [])]));
   found.push(...agentSkillProblems(section('skills'), context.baseDir));
   // A value that holds an unset variable is not known yet, so nothing said about it counts.
   const unknown = new Set(unset.map((problem) => renderKeyPath(problem.path)));
   const judged = found.filter((problem) => !unknown.has(renderKeyPath(problem.path)));
   if (judged.length > 0) fail(judged);
-  const warnings = placeProblems(unset, context.source).problems;
-  return { config: assemble(data, resolvedServers, context), warnings: Object.freeze(warnings) };
-}
-
-/** Top-level `x-` keys hold YAML anchors to merge elsewhere (as in Docker Compose); they are not read. */
-function withoutExtensions(input: unknown): unknown {
-  if (!isRecord(input)) return input;
-  return Object.fromEntries(Object.keys(input).flatMap((key) => (key.startsWith('x-') ? [] : [[key, input[key]]])));
-}
-
-/**
- * One server entry, named by its key, through `validateServerConfig`; its problems are placed
- * under `at` (`servers.<name>`, `mcpServers.<name>`). A `name` key must agree with the key.
- */
-export function checkNamedServer(
-  name: string,
-  entry: unknown,
-  at: readonly PathSegment[],
-  keyStyle: KeyStyle,
-): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
-  const problems: FoundProblem[] = [];
-  let input = entry;
-  if (isRecord(entry)) {
-    const { name: written, ...rest } = entry;
-    if (written !== undefined && written !== name) {
-      const problem = `is ${show(written)}, but a server is named by its key, "${name}"`;
-      problems.push({ path: [...at, 'name'], problem, hint: 'remove name, or rename the key' });
-    }
-    input = { name, ...rest };
-  }
-  try {
-    const config = validateServerConfig(input, { keyStyle, subject: `server "${name}"` });
-    return problems.length > 0 ? { problems } : { config, problems };
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    for (const { path, problem, hint } of error.problems) {
-      const inner = parseKeyPath(path);
-      const isName = inner[0] === 'name';
-      const where = isName ? [...at] : [...at, ...inner];
-      problems.push({ path: where, problem: isName ? `is not a valid server name: ${problem}` : problem, ...(hint ? { hint } : {}) });
-    }
-    return { problems };
-  }
+  const warnings = Object.freeze(placeProblems(unset, context.source).problems);
+  return { config: assemble(data, servers, context), warnings };
 }
 
 /** The entries of a record whose values are records themselves (the ones worth checking further). */
-function records(value: unknown): [string, Record<string, unknown>][] {
-  if (!isRecord(value)) return [];
-  return Object.keys(value).flatMap((key) => {
-    const entry = value[key];
-    return isRecord(entry) ? [[key, entry] as [string, Record<string, unknown>]] : [];
-  });
-}
-
-const strings = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+const records = (value: unknown): [string, Record<string, unknown>][] =>
+  isRecord(value) ? Object.keys(value).flatMap((key) => (isRecord(value[key]) ? [[key, value[key]] as [string, Record<string, unknown>]] : [])) : [];
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
 function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', written: string, known: readonly string[]): FoundProblem {
-  const section = kind === 'server' ? 'servers' : 'skills';
+  const section = `${kind}s`;
   const near = closest(written, known);
-  return {
-    path,
-    problem: `names ${kind} "${written}", which is not in ${section}`,
-    hint:
-      near !== undefined
-        ? `did you mean "${near}"?`
-        : known.length > 0
-          ? `known ${section}: ${known.join(', ')}`
-          : `add it under ${section}:`,
-  };
+  const hint = near !== undefined ? `did you mean "${near}"?` : known.length > 0 ? `known ${section}: ${known.join(', ')}` : `add it under ${section}:`;
+  return { path, problem: `names ${kind} "${written}", which is not in ${section}`, hint };
 }
 
 /** Names that must exist elsewhere in the file, and overrides that contradict themselves. */
@@ -345,24 +238,23 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
     if (key.includes('/') && !serverNames.includes(server)) problems.push(unknownName(['tools', key], 'server', server, serverNames));
     if (!isRecord(entry.overrides)) continue;
     toolOverrides.set(key, entry.overrides);
-    for (const { at, problem, hint } of contradictions(entry.overrides)) {
-      problems.push({ path: ['tools', key, 'overrides', at], problem, hint });
-    }
+    for (const { at, problem, hint } of contradictions(entry.overrides)) problems.push({ path: ['tools', key, 'overrides', at], problem, hint });
   }
   for (const [skill, config] of records(data.skills)) {
-    const refs = Array.isArray(config.mcp_servers) ? (config.mcp_servers as unknown[]) : [];
     const firstAt = new Map<string, number>();
-    refs.forEach((ref, index) => {
+    (Array.isArray(config.mcp_servers) ? (config.mcp_servers as unknown[]) : []).forEach((ref, index) => {
       const at: PathSegment[] = ['skills', skill, 'mcp_servers', index];
       const server = typeof ref === 'string' ? ref : isRecord(ref) && typeof ref.server === 'string' ? ref.server : undefined;
       if (server === undefined) return;
       const serverPath = typeof ref === 'string' ? at : [...at, 'server'];
       if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
       const earlier = firstAt.get(server);
-      if (earlier !== undefined) {
-        const problem = `lists server "${server}" again (also item ${earlier})`;
-        problems.push({ path: serverPath, problem, hint: 'merge the two entries into one' });
-      } else firstAt.set(server, index);
+      if (earlier !== undefined) problems.push({
+        path: serverPath,
+        problem: `lists server "${server}" again (also item ${earlier})`,
+        hint: 'merge the two entries into one',
+      });
+      else firstAt.set(server, index);
       if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
     });
   }
@@ -376,65 +268,57 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
 }
 
 /** Overrides of a skill's server entry: no contradictions, alone or merged over `tools:`, and only included tools. */
-function inclusionProblems(
-  at: readonly PathSegment[],
-  server: string,
-  ref: Record<string, unknown>,
-  toolOverrides: ReadonlyMap<string, Record<string, unknown>>,
-): FoundProblem[] {
+function inclusionProblems(at: readonly PathSegment[], server: string, ref: Record<string, unknown>, toolOverrides: ReadonlyMap<string, Record<string, unknown>>): FoundProblem[] {
   const problems: FoundProblem[] = [];
   const include = Array.isArray(ref.include) ? strings(ref.include) : undefined;
-  const exclude = strings(ref.exclude);
   for (const [tool, overrides] of records(ref.overrides)) {
     const path = [...at, 'overrides', tool];
     const own = contradictions(overrides);
     for (const clash of own) problems.push({ path: [...path, clash.at], problem: clash.problem, hint: clash.hint });
     const base = toolOverrides.get(`${server}/${tool}`);
-    if (own.length === 0 && base) {
-      for (const { keys } of contradictions({ ...base, ...overrides })) {
-        const mine = keys.find((key) => Object.hasOwn(overrides, key));
-        const theirs = keys.find((key) => key !== mine);
-        if (mine === undefined || theirs === undefined) continue;
-        problems.push({
-          path: [...path, mine],
-          problem: `${mine}: ${String(overrides[mine])} here and ${theirs}: ${String(base[theirs])} in tools.${server}/${tool} contradict each other`,
-          hint: `a skill's overrides are merged key by key over the tools section: also write ${theirs}: ${String(!base[theirs])} here`,
-        });
-      }
+    for (const { keys } of own.length === 0 && base ? contradictions({ ...base, ...overrides }) : []) {
+      const mine = keys.find((key) => Object.hasOwn(overrides, key));
+      const theirs = keys.find((key) => key !== mine);
+      if (mine === undefined || theirs === undefined || base === undefined) continue;
+      problems.push({
+        path: [...path, mine],
+        problem: `${mine}: ${String(overrides[mine])} here and ${theirs}: ${String(base[theirs])} in tools.${server}/${tool} contradict each other`,
+        hint: `a skill's overrides are merged key by key over the tools section: also write ${theirs}: ${String(!base[theirs])} here`,
+      });
     }
     if (/[/*?\s]/.test(tool)) continue; // the schema reports the name itself
-    const excludedBy = exclude.find((pattern) => toolPatternMatches(pattern, tool));
+    const excludedBy = strings(ref.exclude).find((pattern) => toolPatternMatches(pattern, tool));
     if (excludedBy !== undefined) {
-      const problem = `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`;
-      problems.push({ path, problem, hint: 'remove the override, or the exclusion' });
+      problems.push({
+        path,
+        problem: `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`,
+        hint: 'remove the override, or the exclusion',
+      });
     } else if (include !== undefined && !include.some((pattern) => toolPatternMatches(pattern, tool))) {
-      const problem = `overrides tool "${tool}", which include does not match`;
-      problems.push({ path, problem, hint: `add "${tool}" to include, or remove the override` });
+      problems.push({
+        path,
+        problem: `overrides tool "${tool}", which include does not match`,
+        hint: `add "${tool}" to include, or remove the override`,
+      });
     }
   }
   return problems;
 }
 
-interface Contradiction {
-  /** The two keys that clash; the problem is reported at the first. */
-  readonly keys: readonly [string, string];
-  readonly at: string;
-  readonly problem: string;
-  readonly hint: string;
-}
-
-/** Capability keys that cannot all hold of one tool. */
-function contradictions(overrides: Record<string, unknown>): Contradiction[] {
-  const found: Contradiction[] = [];
+/** Capability keys that cannot all hold of one tool; each clash is reported at its first key. */
+function contradictions(overrides: Record<string, unknown>): { keys: readonly [string, string]; at: string; problem: string; hint: string }[] {
+  const clash = (a: string, b: string, hint: string) => ({
+    keys: [a, b] as const,
+    at: a,
+    problem: `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`,
+    hint,
+  });
   const { read_only: readOnly, writes, destructive } = overrides;
-  const clash = (a: string, b: string, hint: string) => {
-    const problem = `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`;
-    found.push({ keys: [a, b], at: a, problem, hint });
-  };
-  if (readOnly === true && writes === true) clash('read_only', 'writes', 'a read-only tool does not write: keep one of them');
-  if (readOnly === true && destructive === true) clash('read_only', 'destructive', 'a destructive tool writes: keep one of them');
-  if (writes === false && destructive === true) clash('destructive', 'writes', 'a destructive tool writes: keep one of them');
-  return found;
+  return [
+    ...(readOnly === true && writes === true ? [clash('read_only', 'writes', 'a read-only tool does not write: keep one of them')] : []),
+    ...(readOnly === true && destructive === true ? [clash('read_only', 'destructive', 'a destructive tool writes: keep one of them')] : []),
+    ...(writes === false && destructive === true ? [clash('destructive', 'writes', 'a destructive tool writes: keep one of them')] : []),
+  ];
 }
 
 /** Whether a skill's server entry keeps `tool`: matched by `include` (or no include), and not by `exclude`. */
@@ -443,105 +327,49 @@ export function skillIncludesTool(ref: SkillServerRef, tool: string): boolean {
   return included && !(ref.exclude ?? []).some((pattern) => toolPatternMatches(pattern, tool));
 }
 
-/**
- * The overrides that apply to `<server>/<tool>`: the `tools` section's, with those of the skill's
- * server entry (when given) merged over them key by key.
- */
+/** The overrides that apply to `<server>/<tool>`: the `tools` section's, with the skill's server entry's merged over them. */
 export function overridesFor(config: AgentsConfig, server: string, tool: string, ref?: SkillServerRef): CapabilityOverrides {
   return { ...config.tools[`${server}/${tool}`]?.overrides, ...(ref?.server === server ? ref.overrides[tool] : undefined) };
 }
 
 /** Agent skill folders must exist and hold a SKILL.md; SKILL.md itself is read elsewhere. */
 function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): FoundProblem[] {
-  const problems: FoundProblem[] = [];
-  for (const [skill, config] of records(skills)) {
-    (Array.isArray(config.agent_skills) ? (config.agent_skills as unknown[]) : []).forEach((entry, index) => {
-      if (typeof entry !== 'string' || entry === '') return;
+  const kind = (path: string) => statSync(path, { throwIfNoEntry: false });
+  return records(skills).flatMap(([skill, config]) =>
+    strings(config.agent_skills).flatMap((entry, index) => {
       const path = ['skills', skill, 'agent_skills', index];
       const folder = resolvePath(baseDir, entry);
-      const kind = statSync(folder, { throwIfNoEntry: false });
-      if (!kind) {
-        problems.push({ path, problem: `${folder} does not exist`, hint: `agent skill paths are relative to ${baseDir}` });
-      } else if (!kind.isDirectory()) {
-        problems.push({ path, problem: `${folder} is not a folder`, hint: 'name the folder that holds SKILL.md, not a file' });
-      } else if (!statSync(resolvePath(folder, 'SKILL.md'), { throwIfNoEntry: false })?.isFile()) {
-        const lower = statSync(resolvePath(folder, 'skill.md'), { throwIfNoEntry: false })?.isFile();
-        problems.push({
-          path,
-          problem: `${folder} has no SKILL.md`,
-          hint: lower ? 'rename skill.md to SKILL.md' : 'an Agent Skill folder holds a SKILL.md with its instructions',
-        });
-      }
-    });
-  }
-  return problems;
-}
-
-const optional = <K extends string>(key: K, value: unknown): { [P in K]?: string } =>
-  (typeof value === 'string' ? { [key]: value } : {}) as { [P in K]?: string };
-
-function capabilityOverrides(value: unknown): CapabilityOverrides {
-  if (!isRecord(value)) return Object.freeze({});
-  const entries = Object.entries(CAPABILITY_KEY_MAP).flatMap(([snake, camel]) =>
-    typeof value[snake] === 'boolean' ? [[camel, value[snake]]] : [],
-  );
-  return Object.freeze(Object.fromEntries(entries) as CapabilityOverrides);
-}
-
-function serverRef(ref: unknown): SkillServerRef {
-  if (typeof ref === 'string') return Object.freeze({ server: ref, required: false, overrides: Object.freeze({}) });
-  const entry = ref as Record<string, unknown>;
-  const overrides = Object.fromEntries(records(entry.overrides).map(([tool, caps]) => [tool, capabilityOverrides(caps)]));
-  return Object.freeze({
-    server: entry.server as string,
-    ...(Array.isArray(entry.include) ? { include: Object.freeze(strings(entry.include)) } : {}),
-    ...(Array.isArray(entry.exclude) ? { exclude: Object.freeze(strings(entry.exclude)) } : {}),
-    required: entry.required === true,
-    overrides: Object.freeze(overrides),
-  });
-}
-
-/** The validated document in camelCase, with defaults filled in; every level frozen. */
-function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
-  const tools = Object.fromEntries(
-    records(data.tools).map(([key, entry]) => [key, Object.freeze({ overrides: capabilityOverrides(entry.overrides) })]),
-  );
-  const skills = Object.fromEntries(
-    records(data.skills).map(([name, skill]): [string, SkillConfig] => [
-      name,
-      Object.freeze({
-        name,
-        ...optional('description', skill.description),
-        mcpServers: Object.freeze((Array.isArray(skill.mcp_servers) ? skill.mcp_servers : []).map(serverRef)),
-        tools: Object.freeze(strings(skill.tools)),
-        agentSkills: Object.freeze(strings(skill.agent_skills).map((entry) => resolvePath(context.baseDir, entry))),
-      }),
-    ]),
-  );
-  const actors = Object.fromEntries(
-    records(data.actors).map(([name, actor]): [string, ActorConfig] => {
-      const permissions = isRecord(actor.permissions) ? actor.permissions : {};
-      return [
-        name,
-        Object.freeze({
-          name,
-          ...optional('description', actor.description),
-          skills: Object.freeze(strings(actor.skills)),
-          permissions: Object.freeze({
-            execute: (permissions.execute as ExecutePolicy | undefined) ?? DEFAULT_EXECUTE_POLICY,
-            restricted: Object.freeze(strings(permissions.restricted)),
-          }),
-          tenantKey: typeof actor.tenant_key === 'string' ? actor.tenant_key : DEFAULT_TENANT_KEY,
-        }),
-      ];
+      const found = kind(folder);
+      if (entry === '' || (found?.isDirectory() && kind(resolvePath(folder, 'SKILL.md'))?.isFile())) return [];
+      if (!found) return [{ path, problem: `${folder} does not exist`, hint: `agent skill paths are relative to ${baseDir}` }];
+      if (!found.isDirectory()) return [{ path, problem: `${folder} is not a folder`, hint: 'name the folder that holds SKILL.md, not a file' }];
+      const hint = kind(resolvePath(folder, 'skill.md'))?.isFile() ? 'rename skill.md to SKILL.md' : 'an Agent Skill folder holds a SKILL.md with its instructions';
+      return [{ path, problem: `${folder} has no SKILL.md`, hint }];
     }),
   );
+}
+
+const sectionSchema = (key: 'tools' | 'skills' | 'actors') => agentsFileSchema.properties[key].additionalProperties as SchemaNode;
+
+/** The validated document with defaults filled in, in camelCase; every level frozen. */
+function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
+  const entries = <T>(key: 'tools' | 'skills' | 'actors', shape: (name: string, entry: Record<string, unknown>) => T) =>
+    Object.freeze(Object.fromEntries(records(data[key]).map(([name, entry]) => [
+      name,
+      shape(name, toApiKeys(withDefaults(entry, sectionSchema(key)), sectionSchema(key)) as Record<string, unknown>),
+    ])));
+  const ref = (item: unknown): SkillServerRef => (typeof item === 'string' ? Object.freeze({ server: item, required: false, overrides: Object.freeze({}) }) : (item as SkillServerRef));
   return Object.freeze({
     servers: Object.freeze(servers),
-    tools: Object.freeze(tools),
-    skills: Object.freeze(skills),
-    actors: Object.freeze(actors),
+    tools: entries('tools', (_, entry) => entry as { overrides: CapabilityOverrides }),
+    skills: entries('skills', (name, skill): SkillConfig => Object.freeze({
+      name,
+      ...skill,
+      mcpServers: Object.freeze((skill.mcpServers as unknown[]).map(ref)),
+      agentSkills: Object.freeze((skill.agentSkills as string[]).map((entry) => resolvePath(context.baseDir, entry))),
+    }) as SkillConfig),
+    actors: entries('actors', (name, actor) => Object.freeze({ name, ...actor }) as ActorConfig),
     ...(typeof data.default_tenant === 'string' ? { defaultTenant: data.default_tenant } : {}),
-    ...(context.sourceFile === undefined ? {} : { source: context.sourceFile }),
+    ...(context.file === undefined ? {} : { source: context.file }),
   });
 }

@@ -10,7 +10,7 @@
  * - `$NAME` without braces is plain text. Only string values are read, never keys.
  */
 
-import { isRecord } from './config-keys.js';
+import { isRecord } from './file-keys.js';
 import type { FoundProblem, PathSegment } from './problem-text.js';
 
 /** Placeholders the runtime fills in itself when a server starts; never read from the environment. */
@@ -30,6 +30,8 @@ export interface EnvReferenceProblem {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RUNTIME = new Set<string>(RUNTIME_PLACEHOLDERS);
+/** `$${` (a literal `${`), `${…}`, or a `${` never closed (to the end of the text). */
+const REFERENCE = /\$\$\{|\$\{([^}]*)\}|\$\{[\s\S]*$/g;
 
 /**
  * Fills in the `${NAME}` references of one string. Returns the expanded text and every mistake
@@ -47,39 +49,16 @@ export function expandEnvReferences(text: string, env: EnvironmentVariables): { 
 /** `expandEnvReferences`, with each problem that is only an unset variable marked with its name. */
 function expandMarked(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
   const problems: EnvReferenceProblem[] = [];
-  let out = '';
-  let at = 0;
-  while (at < text.length) {
-    const dollar = text.indexOf('$', at);
-    if (dollar === -1) break;
-    out += text.slice(at, dollar);
-    if (text.startsWith('$${', dollar)) {
-      out += '${';
-      at = dollar + 3;
-      continue;
-    }
-    if (text[dollar + 1] !== '{') {
-      out += '$';
-      at = dollar + 1;
-      continue;
-    }
-    const close = text.indexOf('}', dollar + 2);
-    if (close === -1) {
-      problems.push({
-        problem: `has an unterminated reference ${JSON.stringify(text.slice(dollar, dollar + 30))} (no closing })`,
-        hint: 'close it with }, or write $${ for a literal ${',
-      });
-      out += text.slice(dollar);
-      at = text.length;
-      continue;
-    }
-    const written = text.slice(dollar, close + 1);
-    const expanded = expandOne(text.slice(dollar + 2, close), written, env, problems);
-    out += expanded ?? written;
-    at = close + 1;
-  }
-  out += text.slice(at);
-  return { value: out, problems };
+  const value = text.replace(REFERENCE, (written: string, inner: string | undefined) => {
+    if (written === '$${') return '${';
+    if (inner !== undefined) return expandOne(inner, written, env, problems) ?? written;
+    problems.push({
+      problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`,
+      hint: 'close it with }, or write $${ for a literal ${',
+    });
+    return written;
+  });
+  return { value, problems };
 }
 
 /** The value of one `${...}` (without its braces: `inner`), or undefined after recording a problem. */

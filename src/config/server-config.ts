@@ -1,117 +1,206 @@
 /**
- * `McpServerConfig`: what a host writes to describe one MCP server, and the defaults that fill in
- * everything it leaves out. Validation lives in `validate-server-config.ts`; the snake_case keys of
- * the YAML file are mapped in `config-keys.ts`.
+ * `validateServerConfig`: one server entry checked against `serverConfigSchema` and the rules that
+ * tie its keys together, every mistake reported at once, every default filled in; the result is
+ * frozen and branded, so it is handed down (to `McpClient`, the machines) and never checked again.
  */
 
-import type { ConfineSetting } from './confine-setting.js';
+import { ConfigError } from '../errors/index.js';
+import { sharedAjv } from '../registry/json-schema-validators.js';
+import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey, withDefaults } from './file-keys.js';
+import { type FoundProblem, type PathSegment, problemsFromAjv, show, urlProblem } from './problem-text.js';
+import { type ResolvedServerConfig, type TransportKind, TRANSPORTS, serverConfigSchema } from './server-schema.js';
+import { renderKeyPath } from './source-locations.js';
 
-export const TRANSPORTS = ['stdio', 'sse', 'streamable-http'] as const;
-export type TransportKind = (typeof TRANSPORTS)[number];
+export * from './server-schema.js';
 
-/** OTP's restart types: `permanent` always, `transient` only after an abnormal exit, `temporary` never. */
-export const RESTART_POLICIES = ['permanent', 'transient', 'temporary'] as const;
-export type RestartPolicy = (typeof RESTART_POLICIES)[number];
+// The package's shared draft-07 instance (with the tool schemas'); test/unit/config checks the schemas in strict mode.
+const matchesSchema = sharedAjv('draft-07').compile(serverConfigSchema);
+const resolvedConfigs = new WeakSet<object>();
 
-export interface BackoffConfig {
-  /** Delay before the first automatic restart in a window. */
-  readonly initialMs: number;
-  /** Upper bound of any delay. */
-  readonly maxMs: number;
-  /** Growth per restart: delay = initialMs * factor^(restarts in window). */
-  readonly factor: number;
-  /** Fraction (0..1) of the delay that is randomised, to spread a thundering herd. */
-  readonly jitter: number;
+/** Whether `value` was validated here (frozen, every default filled in): McpClient takes such a config as it is. */
+export function isResolvedServerConfig(value: unknown): value is ResolvedServerConfig {
+  return typeof value === 'object' && value !== null && resolvedConfigs.has(value);
 }
 
-/** The configuration a host writes. Only `name` and the transport's endpoint are required. */
-export interface McpServerConfig {
-  /** Server identifier, unique within a registry. */
-  readonly name: string;
-  /** `stdio` (default when `command` is given), `sse`, or `streamable-http` (default when `url` is given). */
-  readonly transport?: TransportKind;
-  /** stdio: the program to spawn. */
-  readonly command?: string;
-  readonly args?: readonly string[];
-  /** stdio: variables added to the small allowlist inherited from the host (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
-  readonly env?: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-  /** sse / streamable-http: the server's endpoint. */
-  readonly url?: string;
-  readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * streamable-http: when the server answers the first POST with a 4xx, connect again with the
-   * older `sse` transport. Default: on when `transport` is left out, off when it is written.
-   */
-  readonly sseFallback?: boolean;
-
-  readonly restart?: RestartPolicy;
-  /** Restart intensity: at most this many automatic restarts within `periodMs`, then ERROR. */
-  readonly maxRestarts?: number;
-  readonly periodMs?: number;
-  readonly backoff?: Partial<BackoffConfig>;
-  /** Spawn-to-initialized deadline (the startup probe). */
-  readonly startTimeoutMs?: number;
-  /** Default deadline of a call, counted from when it is made (waiting for a start included). */
-  readonly callTimeoutMs?: number;
-  /** Budget for a clean stop: half waiting after stdin closes, half after SIGTERM, then SIGKILL. */
-  readonly shutdownTimeoutMs?: number;
-  /** Stop the server after this long with no call in flight; 0 turns idle stop off. */
-  readonly idleStopMs?: number;
-  /** Ping the server this often while running; a ping unanswered within the interval restarts it. 0 = off. */
-  readonly pingIntervalMs?: number;
-  /** stdio: a single message longer than this closes the connection (MESSAGE_TOO_LARGE). */
-  readonly maxMessageBytes?: number;
-  /** stdio: how many of the server's last stderr lines to keep for error messages. */
-  readonly stderrLines?: number;
-  /** Whether the server's tool annotations are believed in full (the registry uses this). */
-  readonly trusted?: boolean;
-  /** Directories offered to the server as MCP roots (absolute paths; `${SANDBOX_ROOT}` in agents.yaml). */
-  readonly roots?: readonly string[];
-  /** stdio: OS confinement to the sandbox (see `confine-setting.ts`); default: confined when in a sandbox and available. */
-  readonly confine?: ConfineSetting;
+/** Brands a frozen copy of a resolved config made by code that keeps it valid (paths anchored, placeholders filled in). */
+export function markResolved<T extends ResolvedServerConfig>(config: T): T {
+  if (Object.isFrozen(config)) resolvedConfigs.add(config);
+  return config;
 }
 
-/** A configuration with every default filled in; what the machines and actors use. */
-export interface ResolvedServerConfig {
-  readonly name: string;
-  readonly transport: TransportKind;
-  readonly command: string | undefined;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd: string | undefined;
-  readonly url: string | undefined;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Present (true) only when on: streamable-http falls back to sse on a 4xx to the first POST. */
-  readonly sseFallback?: true;
-  readonly restart: RestartPolicy;
-  readonly maxRestarts: number;
-  readonly periodMs: number;
-  readonly backoff: BackoffConfig;
-  readonly startTimeoutMs: number;
-  readonly callTimeoutMs: number;
-  readonly shutdownTimeoutMs: number;
-  readonly idleStopMs: number;
-  readonly pingIntervalMs: number;
-  readonly maxMessageBytes: number;
-  readonly stderrLines: number;
-  readonly trusted: boolean;
-  readonly roots: readonly string[];
-  readonly confine?: ConfineSetting | undefined;
+export interface ValidateServerConfigOptions {
+  /** What the error message calls the input: `invalid <subject> (2 problems)`. Default: `configuration of server "<name>"`. */
+  readonly subject?: string;
+  /** Written before every key path, e.g. `servers.github`. */
+  readonly pathPrefix?: string;
+  /** The keys of the input: `camelCase` (default, TypeScript) or `snake_case` (a file's entry). */
+  readonly keyStyle?: KeyStyle;
 }
 
-/** Every default, documented in the README's configuration table. */
-export const SERVER_CONFIG_DEFAULTS = {
-  restart: 'permanent',
-  maxRestarts: 5,
-  periodMs: 60_000,
-  backoff: { initialMs: 200, maxMs: 10_000, factor: 2, jitter: 0.2 },
-  startTimeoutMs: 30_000,
-  callTimeoutMs: 60_000,
-  shutdownTimeoutMs: 4_000,
-  idleStopMs: 0,
-  pingIntervalMs: 0,
-  maxMessageBytes: 16 * 1024 * 1024,
-  stderrLines: 40,
-  trusted: false,
-} as const satisfies Omit<ResolvedServerConfig, 'name' | 'transport' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'sseFallback' | 'roots'>;
+/**
+ * Validates one server's configuration and returns it with every default filled in, frozen.
+ * Throws a `ConfigError` listing every problem with its key path and a hint. The input is never
+ * changed; unknown keys (`__proto__` included) are reported, never copied.
+ *
+ * @example
+ * const config = validateServerConfig({ name: 'everything', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] });
+ * config.transport; // 'stdio'
+ */
+export function validateServerConfig(input: unknown, options: ValidateServerConfigOptions = {}): ResolvedServerConfig {
+  const checked = isRecord(input)
+    ? checkServer(input, options.keyStyle ?? 'camelCase')
+    : { problems: [{ path: [], problem: `must be an object describing one server, got ${show(input)}`, hint: EXAMPLE_HINT }] };
+  if (checked.config) return checked.config;
+  const name = isRecord(input) ? input.name : undefined;
+  const subject = options.subject ?? (typeof name === 'string' && name !== '' ? `configuration of server ${JSON.stringify(name)}` : 'server configuration');
+  const seen = new Set<string>();
+  const problems = checked.problems.flatMap(({ path, problem, hint }) => {
+    const rendered = [options.pathPrefix, renderKeyPath(path)].filter(Boolean).join('.');
+    if (seen.has(rendered)) return [];
+    seen.add(rendered);
+    return [{ path: rendered, problem, ...(hint === undefined ? {} : { hint }) }];
+  });
+  throw new ConfigError(problems, { subject });
+}
+
+const EXAMPLE_HINT = 'write { name: "everything", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }';
+
+/**
+ * One entry, checked and resolved. Problems' paths are spelled as in the input (`style`), under `at`.
+ */
+export function checkServer(
+  input: Record<string, unknown>,
+  style: KeyStyle,
+  at: readonly PathSegment[] = [],
+): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+  const own = Object.fromEntries(Object.keys(input).flatMap((key) => (input[key] === undefined ? [] : [[key, input[key]]])));
+  const renamed = style === 'camelCase' ? fromApiKeys(own, serverConfigSchema, 'camelCase') : { value: own, problems: [] };
+  const data = renamed.value as Record<string, unknown>;
+  const found = matchesSchema(data) ? [] : problemsFromAjv(matchesSchema.errors, data, style);
+  found.push(...crossKeyProblems(data, style));
+  const problems = [
+    ...renamed.problems.map((problem) => ({ ...problem, path: [...at, ...problem.path] })),
+    ...found.map((problem) => ({ ...problem, path: [...at, ...styledPath(problem.path, serverConfigSchema, style)] })),
+  ];
+  if (problems.length > 0) return { problems };
+  const transport = transportOf(data) as TransportKind;
+  const fallback = transport === 'streamable-http' && (data.sse_fallback ?? data.transport === undefined) === true;
+  const { sse_fallback: _written, ...filled } = withDefaults(data, serverConfigSchema) as Record<string, unknown>;
+  const resolved = toApiKeys({ ...filled, transport, ...(fallback ? { sse_fallback: true } : {}) }, serverConfigSchema);
+  return { config: markResolved(resolved as ResolvedServerConfig), problems: [] };
+}
+
+const given = (data: Record<string, unknown>, key: string): boolean => Object.hasOwn(data, key) && data[key] !== undefined;
+/** Given with content: an empty `args: []` or `headers: {}` (as a resolved config has) says nothing. */
+const givenNonEmpty = (data: Record<string, unknown>, key: string): boolean =>
+  given(data, key) && (typeof data[key] !== 'object' || data[key] === null || Object.keys(data[key] as object).length > 0);
+
+/** The transport written, or the one inferred from command / url; undefined when neither tells. */
+function transportOf(data: Record<string, unknown>): TransportKind | undefined {
+  if (data.transport !== undefined) return (TRANSPORTS as readonly unknown[]).includes(data.transport) ? (data.transport as TransportKind) : undefined;
+  if (given(data, 'command') === given(data, 'url')) return undefined;
+  return given(data, 'command') ? 'stdio' : 'streamable-http';
+}
+
+/** The rules the schema cannot say well: which transport needs which key, and backoff's order. */
+function crossKeyProblems(data: Record<string, unknown>, style: KeyStyle): FoundProblem[] {
+  const problems: FoundProblem[] = [];
+  const written = data.transport;
+  const transport = transportOf(data);
+  if (written === undefined && transport === undefined) {
+    problems.push(
+      given(data, 'command')
+        ? {
+          path: ['transport'],
+          problem: 'cannot be inferred: both command (stdio) and url (sse/streamable-http) are given',
+          hint: 'remove url to spawn command, or remove command to connect to url',
+        }
+        : {
+            path: ['command'],
+            problem: 'a server needs either command (stdio) or url (sse/streamable-http)',
+            hint: 'write command: "npx" to spawn a local server, or url: "http://localhost:3000/mcp" to reach a remote one',
+          },
+    );
+  }
+  if (transport !== undefined) {
+    const stdio = transport === 'stdio';
+    const because = written === undefined ? ` (this server uses "${transport}" because ${stdio ? 'command' : 'url'} is given)` : '';
+    const endpoint = stdio ? 'command' : 'url';
+    if (!given(data, endpoint)) {
+      const hint = stdio ? 'write the program to spawn, such as command: "npx"' : 'write the server\'s endpoint, such as url: "http://localhost:3000/mcp"';
+      problems.push({ path: [endpoint], problem: `is required for transport "${transport}"`, hint });
+    }
+    for (const key of stdio ? ['url', 'headers'] : ['command', 'args', 'env', 'cwd']) {
+      if (!givenNonEmpty(data, key)) continue;
+      const problem = stdio ? `belongs to transports "sse" and "streamable-http", not "stdio"${because}` : `belongs to transport "stdio", not "${transport}"${because}`;
+      const other = stdio ? 'transport: "streamable-http"' : written === undefined ? '' : 'transport: "stdio"';
+      problems.push({
+        path: [key],
+        problem,
+        hint: other === '' ? `remove ${key}, or give command instead of url` : `remove ${key}, or write ${other}`,
+      });
+    }
+  }
+  if (typeof data.url === 'string' && !isHttpUrl(data.url)) problems.push(urlProblem(data.url));
+  const order = backoffOrderProblem(data, style);
+  return order ? [...problems, order] : problems;
+}
+
+/** Whether `url` is an http(s) URL that names a host (ajv's `uri` format accepts `localhost:3000`). */
+function isHttpUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function backoffOrderProblem(data: Record<string, unknown>, style: KeyStyle): FoundProblem | undefined {
+  const backoff = isRecord(data.backoff) ? data.backoff : {};
+  const defaults = serverConfigSchema.properties.backoff.properties;
+  const initial = backoff.initial_ms ?? defaults.initial_ms.default;
+  const max = backoff.max_ms ?? defaults.max_ms.default;
+  if (typeof initial !== 'number' || typeof max !== 'number' || max >= initial) return undefined;
+  const [initialKey, maxKey] = style === 'camelCase' ? [toCamelKey('initial_ms'), toCamelKey('max_ms')] : ['initial_ms', 'max_ms'];
+  if (backoff.max_ms !== undefined) {
+    const note = backoff.initial_ms === undefined ? ', the default' : '';
+    return {
+      path: ['backoff', 'max_ms'],
+      problem: `must be at least ${initialKey} (${initial}${note}), got ${max}`,
+      hint: `raise ${maxKey} to ${initial} or more, or lower ${initialKey}`,
+    };
+  }
+  return {
+    path: ['backoff', 'initial_ms'],
+    problem: `must be at most ${maxKey} (${max}, the default), got ${initial}`,
+    hint: `lower ${initialKey}, or raise ${maxKey} to ${initial} or more`,
+  };
+}
+
+/**
+ * A server entry named by its key (`servers.<name>` in agents.yaml, `mcpServers.<name>` in JSON):
+ * a `name` key must agree with the key, and a bad key is reported as a bad server name at `at`.
+ */
+export function checkNamedServer(
+  name: string,
+  entry: unknown,
+  at: readonly PathSegment[],
+  style: KeyStyle,
+): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+  if (!isRecord(entry)) return { problems: [{
+    path: at,
+    problem: `must be a mapping describing one server, got ${show(entry)}`,
+    hint: 'write command: npx, or url: http://localhost:3000/mcp',
+  }] };
+  const { name: written, ...rest } = entry;
+  const problem = `is ${show(written)}, but a server is named by its key, "${name}"`;
+  const clash = written !== undefined && written !== name ? [{ path: [...at, 'name'], problem, hint: 'remove name, or rename the key' }] : [];
+  const checked = checkServer({ name, ...rest }, style, at);
+  const isName = (path: readonly PathSegment[]) => path.length === at.length + 1 && path.at(-1) === 'name';
+  const problems = [
+    ...clash,
+    ...checked.problems.map((p) => (isName(p.path) ? { ...p, path: at, problem: `is not a valid server name: ${p.problem}` } : p)),
+  ];
+  return problems.length > 0 ? { problems } : checked;
+}

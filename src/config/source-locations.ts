@@ -1,11 +1,10 @@
 /**
- * Where a key path is in the text it came from (`agents.yaml:12:5`), so every configuration problem
- * can name the line to fix. Works for YAML and for JSON (which the YAML parser reads too).
+ * Where a key path is in the text it came from (`agents.yaml:12:5`), through the `yaml` library's
+ * document positions, so every configuration problem names the line to fix. Works for JSON too.
  */
 
 import { type Document, type LineCounter, type Node, type YAMLError, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { ConfigProblem } from '../errors/index.js';
-import { toCamelKey, toSnakeKey } from './config-keys.js';
 import type { FoundProblem, PathSegment } from './problem-text.js';
 
 /** A position in a text, both counted from 1, as editors and compilers print them. */
@@ -26,81 +25,47 @@ export interface ProblemLocation extends SourcePosition {
 /** What a text without a file name is called in positions: `<input>:3:5`. */
 export const UNNAMED_SOURCE = '<input>';
 
+type AnyPair = { readonly key: unknown; readonly value: unknown };
+const keyText = (key: unknown): string | undefined => (isScalar(key) ? String(key.value) : typeof key === 'string' || typeof key === 'number' ? String(key) : undefined);
+
 /**
- * A `Locate` over a parsed document. `lineCounter` must be the one given to `parseDocument` for
- * this text (a LineCounter counts every text it is given, so it cannot be shared).
- *
- * A path segment is matched against the key as written; a key written in the other spelling
- * (`startTimeoutMs` for `start_timeout_ms`) is found too, since keys are accepted in both.
+ * A `Locate` over a parsed document; `lineCounter` is the one given to `parseDocument` for this
+ * text. Aliases (`*anchor`) are followed, so paths through them are found.
  */
 export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
-  const at = (offset: number | undefined): SourcePosition => {
-    const { line, col } = lineCounter.linePos(offset ?? 0);
-    return { line, col };
-  };
+  const follow = (node: unknown) => (isAlias(node) ? (node.resolve(doc) ?? node) : node) as Node | null | undefined;
   return (path) => {
-    let node = resolved(doc, doc.contents);
+    let node = follow(doc.contents);
     let offset = node?.range?.[0] ?? 0;
     for (const segment of path) {
-      if (isMap(node)) {
-        const pair = findPair(node.items, segment);
-        if (!pair) break;
-        offset = (pair.key as Node | null)?.range?.[0] ?? offset;
-        node = resolved(doc, pair.value as Node | null);
-      } else if (isSeq(node)) {
-        const item = node.items[Number(segment)] as Node | null | undefined;
-        if (!/^\d+$/.test(String(segment)) || !item) break;
-        offset = item.range?.[0] ?? offset;
-        node = resolved(doc, item);
-      } else {
-        break;
-      }
+      const at = isMap(node)
+        ? (node.items as AnyPair[]).find((item) => keyText(item.key) === String(segment))
+        : isSeq(node) && /^\d+$/.test(String(segment)) && node.items[Number(segment)]
+          ? { key: node.items[Number(segment)], value: node.items[Number(segment)] }
+          : undefined;
+      if (!at) break;
+      offset = (at.key as Node | null)?.range?.[0] ?? offset;
+      node = follow(at.value);
     }
-    return at(offset);
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, col };
   };
-}
-
-interface AnyPair {
-  readonly key: unknown;
-  readonly value: unknown;
-}
-
-function keyText(key: unknown): string | undefined {
-  if (isScalar(key)) return String(key.value);
-  return typeof key === 'string' || typeof key === 'number' ? String(key) : undefined;
-}
-
-function findPair(items: readonly AnyPair[], segment: PathSegment): AnyPair | undefined {
-  const text = String(segment);
-  const spellings = [text, toCamelKey(text), toSnakeKey(text)];
-  for (const spelling of spellings) {
-    const pair = items.find((item) => keyText(item.key) === spelling);
-    if (pair) return pair;
-  }
-  return undefined;
-}
-
-/** Follows an alias (`*anchor`) to the node it names, so paths through aliases are found. */
-function resolved(doc: Document, node: Node | null | undefined): Node | null | undefined {
-  return isAlias(node) ? (node.resolve(doc) ?? node) : node;
 }
 
 /** The line and column of an offset in `text`. */
 export function positionAt(text: string, offset: number): SourcePosition {
   const before = text.slice(0, Math.max(0, offset));
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { line: before.split('\n').length, col: offset - lineStart + 1 };
+  return { line: before.split('\n').length, col: offset - (before.lastIndexOf('\n') + 1) + 1 };
 }
 
 /** The key path of the innermost key or item whose text contains `offset` (for parser errors). */
-export function pathAtOffset(doc: Document, offset: number): PathSegment[] {
+function pathAtOffset(doc: Document, offset: number): PathSegment[] {
   const path: PathSegment[] = [];
-  let node: unknown = doc.contents;
   const contains = (candidate: unknown): boolean => {
     const range = (candidate as Node | null)?.range;
-    return range !== undefined && range !== null && offset >= range[0] && offset < Math.max(range[2], range[0] + 1);
+    return !!range && offset >= range[0] && offset < Math.max(range[2], range[0] + 1);
   };
-  for (;;) {
+  for (let node: unknown = doc.contents; ; ) {
     if (isMap(node)) {
       const pair = (node.items as AnyPair[]).find((item) => contains(item.key) || contains(item.value));
       const key = pair ? keyText(pair.key) : undefined;
@@ -108,14 +73,10 @@ export function pathAtOffset(doc: Document, offset: number): PathSegment[] {
       path.push(key);
       if (!contains(pair.value)) break;
       node = pair.value;
-    } else if (isSeq(node)) {
-      const index = node.items.findIndex((item) => contains(item));
-      if (index === -1) break;
-      path.push(index);
-      node = node.items[index];
-    } else {
-      break;
-    }
+    } else if (isSeq(node) && node.items.some(contains)) {
+      path.push(node.items.findIndex(contains));
+      node = node.items[path.at(-1) as number];
+    } else break;
   }
   return path;
 }
@@ -133,81 +94,40 @@ const SYNTAX_HINTS: Readonly<Record<string, string>> = {
   BAD_ALIAS: 'an alias (*name) must name an anchor (&name) defined earlier in the file',
 };
 
-/**
- * The parser's errors as problems: `file:line:col: <the parser's words>`, with a hint. A duplicate
- * key is reported at its own key path; other errors at the innermost key around them.
- */
+/** The parser's errors as problems, `file:line:col: <the parser's words>` with a hint, at the innermost key around them. */
 export function yamlSyntaxProblems(errors: readonly YAMLError[], doc: Document, lineCounter: LineCounter, file: string): ConfigProblem[] {
   return errors.map((error) => {
-    const offset = error.pos[0];
-    const { line, col } = lineCounter.linePos(offset);
+    const { line, col } = lineCounter.linePos(error.pos[0]);
     const words = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '').trim();
     const problem = error.code === 'DUPLICATE_KEY' ? 'is written twice (YAML map keys must be unique)' : `is not valid YAML: ${words}`;
     const hint = SYNTAX_HINTS[error.code] ?? 'fix the YAML syntax here (often a missing space after a colon, or an unclosed quote or bracket)';
-    return { path: renderKeyPath(pathAtOffset(doc, offset)), problem: `${file}:${line}:${col}: ${problem}`, hint };
+    return { path: renderKeyPath(pathAtOffset(doc, error.pos[0])), problem: `${file}:${line}:${col}: ${problem}`, hint };
   });
 }
 
-const PLAIN_SEGMENT = /^[A-Za-z0-9_$/-]+$/;
-
-/**
- * `skills.triage.mcp_servers.1.include`, `tools.github/create_issue.overrides`,
- * `servers["fs.home"].command`: plain keys joined by dots, anything else in brackets.
- */
+/** `skills.triage.mcp_servers.1`, `tools.github/create_issue`, `servers["fs.home"]`: plain keys joined by dots, others in brackets. */
 export function renderKeyPath(path: readonly PathSegment[]): string {
-  let out = '';
-  for (const segment of path) {
-    const text = String(segment);
-    if (PLAIN_SEGMENT.test(text)) out += out === '' ? text : `.${text}`;
-    else out += `[${JSON.stringify(text)}]`;
-  }
-  return out;
+  return path.map((segment, index) => (/^[A-Za-z0-9_$/-]+$/.test(String(segment)) ? `${index === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(String(segment))}]`)).join('');
 }
 
 /**
- * Reads back a path rendered by `renderKeyPath` or by `validateServerConfig` (`args.2`,
- * `env["A=B"]`). Digits become numbers only when they follow `args`, as list indices.
- */
-export function parseKeyPath(text: string): PathSegment[] {
-  const path: PathSegment[] = [];
-  const token = /\.?(?:([^.[\]]+)|\[("(?:[^"\\]|\\.)*")\])/gy;
-  let match: RegExpExecArray | null;
-  while (token.lastIndex < text.length && (match = token.exec(text)) !== null) {
-    const segment = match[1] ?? (JSON.parse(match[2] ?? '""') as string);
-    path.push(/^\d+$/.test(segment) && path.at(-1) === 'args' ? Number(segment) : segment);
-  }
-  return path;
-}
-
-/**
- * Renders found problems for a `ConfigError`: the path as text and, when `locate` is given, the
+ * Renders found problems for a `ConfigError`: the path as text and, when `source` is given, the
  * problem prefixed with `file:line:col:`, sorted by position. Repeated problems are kept once.
  */
-export function placeProblems(
-  found: readonly FoundProblem[],
-  source?: { readonly file: string; readonly locate: Locate },
-): { problems: ConfigProblem[]; locations: ProblemLocation[] } {
+export function placeProblems(found: readonly FoundProblem[], source?: { readonly file: string; readonly locate: Locate }): { problems: ConfigProblem[]; locations: ProblemLocation[] } {
   const seen = new Set<string>();
-  const placed: { problem: ConfigProblem; location?: ProblemLocation }[] = [];
-  for (const { path, problem, hint } of found) {
+  const placed = found.flatMap(({ path, problem, hint }) => {
     const rendered = renderKeyPath(path);
-    const key = `${rendered}\u0000${problem}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (seen.has(`${rendered}\u0000${problem}`)) return [];
+    seen.add(`${rendered}\u0000${problem}`);
     const base = hint === undefined ? {} : { hint };
-    if (!source) {
-      placed.push({ problem: { path: rendered, problem, ...base } });
-      continue;
-    }
+    if (!source) return [{ problem: { path: rendered, problem, ...base } }];
     const { line, col } = source.locate(path);
-    placed.push({
+    return [{
       problem: { path: rendered, problem: `${source.file}:${line}:${col}: ${problem}`, ...base },
       location: { path: rendered, file: source.file, line, col },
-    });
-  }
-  if (source) placed.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0));
-  return {
-    problems: placed.map((entry) => entry.problem),
-    locations: placed.flatMap((entry) => (entry.location ? [entry.location] : [])),
-  };
+    }];
+  }) as { problem: ConfigProblem; location?: ProblemLocation }[];
+  placed.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0));
+  return { problems: placed.map((entry) => entry.problem), locations: placed.flatMap((entry) => (entry.location ? [entry.location] : [])) };
 }

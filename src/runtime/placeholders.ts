@@ -4,7 +4,7 @@
  * `${GITHUB_TOKEN}` were resolved when the file was loaded.)
  */
 import type { ResolvedServerConfig } from '../config/server-config.js';
-import { markResolved } from '../config/validate-server-config.js';
+import { markResolved } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 

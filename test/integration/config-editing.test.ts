@@ -236,9 +236,11 @@ describe('writes are atomic and refuse a concurrent edit', () => {
     child.kill('SIGKILL');
     await done;
     expect(read()).toBe(HAND_WRITTEN);
-    // The next edit is not disturbed by the temporary file left behind.
+    expect(existsSync(temporary)).toBe(true);
+    // The next edit is not disturbed by the temporary file left behind, and removes it (its process is gone).
     expect((await agents(['tool', 'add', 'memory', '--command', 'npx'])).code).toBe(0);
     expect(read()).toContain('  memory:\n    command: npx\n');
+    expect(existsSync(temporary)).toBe(false);
   });
 
   it('a file changed by someone else while the edit was made is not overwritten', async () => {

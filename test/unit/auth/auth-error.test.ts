@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { authErrorOf } from '../../../src/auth/auth-error.js';
 import { capabilitiesFor } from '../../../src/actors/server-requests.js';
 import { redactedConfig } from '../../../src/redaction/redactor.js';
-import { validateServerConfig } from '../../../src/config/validate-server-config.js';
+import { validateServerConfig } from '../../../src/config/server-config.js';
 
 const context = { server: 'linear', url: 'https://mcp.example.com/mcp', what: 'connect', hasProvider: false };
 

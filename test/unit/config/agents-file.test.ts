@@ -170,14 +170,15 @@ describe('parseAgentsConfig reads a valid file', () => {
     expect(parseAgentsConfig('servers:\ntools:\nskills:\nactors:\n', { env })).toEqual(empty);
   });
 
-  it('accepts the camelCase spellings of its keys, as TypeScript writes them', () => {
-    const config = parseAgentsConfig(
-      'servers:\n  m:\n    command: npx\n    startTimeoutMs: 5000\nskills:\n  s:\n    mcpServers:\n      - server: m\n        overrides: { t: { readOnly: true, openWorld: false } }\nactors:\n  a:\n    skills: [s]\n    tenantKey: tenant\n',
-      { env },
+  it('refuses the camelCase spellings of its keys, pointing to the snake_case key', () => {
+    const error = errorOf(
+      'servers:\n  m:\n    command: npx\n    startTimeoutMs: 5000\nskills:\n  s:\n    mcpServers: [m]\n    mcp_servers:\n      - server: m\n        overrides: { t: { readOnly: true } }\nactors:\n  a:\n    tenantKey: tenant\n',
     );
-    expect(config.servers.m?.startTimeoutMs).toBe(5000);
-    expect(config.skills.s?.mcpServers[0]?.overrides).toEqual({ t: { readOnly: true, openWorld: false } });
-    expect(config.actors.a?.tenantKey).toBe('tenant');
+    expect(problemAt(error, 'servers.m.startTimeoutMs')).toEqual({ path: 'servers.m.startTimeoutMs', problem: 'agents.yaml:4:5: is not a known key', hint: 'did you mean "start_timeout_ms"?' });
+    expect(problemAt(error, 'skills.s.mcpServers').hint).toBe('did you mean "mcp_servers"?');
+    expect(problemAt(error, 'skills.s.mcp_servers.0.overrides.t.readOnly').hint).toBe('did you mean "read_only"?');
+    expect(problemAt(error, 'actors.a.tenantKey').hint).toBe('did you mean "tenant_key"?');
+    expect(error.problems).toHaveLength(4);
   });
 
   it('merges YAML anchors with <<, and ignores top-level x- keys that hold them', () => {

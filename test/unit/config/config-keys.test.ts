@@ -1,69 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BACKOFF_KEYS,
-  SERVER_CONFIG_KEYS,
-  SERVER_KEY_MAP,
-  serverConfigFromSnake,
-  toCamelKey,
-  toSnakeKey,
-} from '../../../src/config/index.js';
+import { fromApiKeys, toApiKeys } from '../../../src/config/file-keys.js';
+import { serverConfigSchema, toCamelKey, toSnakeKey } from '../../../src/config/index.js';
 
-describe('the snake_case / camelCase key map', () => {
-  it('names every key of McpServerConfig and BackoffConfig exactly once', () => {
-    const camel = Object.values(SERVER_KEY_MAP);
-    expect(new Set(camel).size).toBe(camel.length);
-    expect([...SERVER_CONFIG_KEYS, ...BACKOFF_KEYS].sort()).toEqual([...camel].sort());
+const schemaKeys = [...Object.keys(serverConfigSchema.properties), ...Object.keys(serverConfigSchema.properties.backoff.properties)];
+
+describe('the boundary between file keys (snake_case) and TypeScript keys (camelCase)', () => {
+  it('spells every key of the schema both ways and back', () => {
+    for (const snake of schemaKeys) expect(toSnakeKey(toCamelKey(snake))).toBe(snake);
+    expect(new Set(schemaKeys.map(toCamelKey)).size).toBe(new Set(schemaKeys).size);
   });
 
-  it('agrees with toSnakeKey and toCamelKey', () => {
-    for (const [snake, camel] of Object.entries(SERVER_KEY_MAP)) {
-      expect(toSnakeKey(camel)).toBe(snake);
-      expect(toCamelKey(snake)).toBe(camel);
-    }
-  });
-});
-
-describe('serverConfigFromSnake', () => {
   it('renames the keys of a server entry and of its backoff block', () => {
-    expect(
-      serverConfigFromSnake({
-        name: 'gh',
-        command: 'npx',
-        start_timeout_ms: 5000,
-        max_restarts: 3,
-        backoff: { initial_ms: 100, max_ms: 1000, factor: 2 },
-      }),
-    ).toEqual({ name: 'gh', command: 'npx', startTimeoutMs: 5000, maxRestarts: 3, backoff: { initialMs: 100, maxMs: 1000, factor: 2 } });
+    const input = { name: 'gh', command: 'npx', startTimeoutMs: 5000, maxRestarts: 3, backoff: { initialMs: 100, maxMs: 1000, factor: 2 } };
+    const { value, problems } = fromApiKeys(input, serverConfigSchema, 'camelCase');
+    expect(problems).toEqual([]);
+    expect(value).toEqual({ name: 'gh', command: 'npx', start_timeout_ms: 5000, max_restarts: 3, backoff: { initial_ms: 100, max_ms: 1000, factor: 2 } });
+    expect(toApiKeys(value, serverConfigSchema)).toEqual(input);
+    expect(Object.isFrozen((toApiKeys(value, serverConfigSchema) as { backoff: object }).backoff)).toBe(true);
   });
 
   it('leaves env and headers contents alone: their keys are user data', () => {
-    const env = { API_KEY: 'k', max_restarts: 'x', period_ms: '1' };
-    const headers = { 'X-Api-Key': 'k', initial_ms: 'y' };
-    const mapped = serverConfigFromSnake({ name: 'gh', env, headers }) as Record<string, unknown>;
-    expect(mapped.env).toEqual({ API_KEY: 'k', max_restarts: 'x', period_ms: '1' });
-    expect(mapped.headers).toEqual({ 'X-Api-Key': 'k', initial_ms: 'y' });
+    const env = { API_KEY: 'k', maxRestarts: 'x', period_ms: '1' };
+    const headers = { 'X-Api-Key': 'k', initialMs: 'y' };
+    const { value } = fromApiKeys({ name: 'gh', env, headers }, serverConfigSchema, 'camelCase');
+    expect(value).toEqual({ name: 'gh', env, headers });
+    expect(toApiKeys({ env: { max_restarts: '1' } }, serverConfigSchema)).toEqual({ env: { max_restarts: '1' } });
   });
 
-  it('passes unknown keys and known camelCase keys through unchanged', () => {
-    expect(serverConfigFromSnake({ colour: 1, idle_stop: 2, idleStopMs: 3, initial_ms: 4 })).toEqual({
-      colour: 1,
-      idle_stop: 2,
-      idleStopMs: 3,
-      initial_ms: 4,
+  it('passes unknown keys through, for validation to report with a suggestion', () => {
+    expect(fromApiKeys({ colour: 1, idleStop: 2 }, serverConfigSchema, 'camelCase').value).toEqual({ colour: 1, idleStop: 2 });
+  });
+
+  it('refuses a snake_case key in TypeScript input, and a key written both ways where both spellings are accepted', () => {
+    expect(fromApiKeys({ max_restarts: 1 }, serverConfigSchema, 'camelCase').problems).toEqual([
+      { path: ['max_restarts'], problem: 'is not a known key', hint: 'write "maxRestarts" (snake_case keys belong in agents.yaml)' },
+    ]);
+    expect(fromApiKeys({ max_restarts: 1, maxRestarts: 2 }, serverConfigSchema, 'both')).toEqual({
+      value: { max_restarts: 1 },
+      problems: [{ path: ['maxRestarts'], problem: 'repeats "max_restarts", which is also given', hint: 'keep only one of "maxRestarts" and "max_restarts"' }],
     });
   });
 
-  it('keeps the snake_case spelling of a key also written in camelCase, so validation reports it', () => {
-    expect(serverConfigFromSnake({ max_restarts: 1, maxRestarts: 2 })).toEqual({ max_restarts: 1, maxRestarts: 2 });
-  });
-
   it('never changes its input and returns anything that is not an object as it is', () => {
-    const input = { name: 'gh', stderr_lines: 3, backoff: { max_ms: 1 } };
+    const input = { name: 'gh', stderrLines: 3, backoff: { maxMs: 1 } };
     const before = structuredClone(input);
-    serverConfigFromSnake(input);
+    fromApiKeys(input, serverConfigSchema, 'camelCase');
     expect(input).toEqual(before);
-    for (const value of [null, undefined, 3, 'x']) expect(serverConfigFromSnake(value)).toBe(value);
-    const list = [1];
-    expect(serverConfigFromSnake(list)).toBe(list);
+    for (const value of [null, undefined, 3, 'x']) expect(fromApiKeys(value, serverConfigSchema, 'camelCase').value).toBe(value);
   });
 });

@@ -8,7 +8,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { agentsFileSchema } from '../../../src/config/agents-file-schema.js';
-import { serverConfigSchema } from '../../../src/config/server-config-schema.js';
+import { serverConfigSchema } from '../../../src/config/server-schema.js';
 
 describe('the configuration schemas', () => {
   it.each([

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_TIMER_MS,
   SERVER_CONFIG_DEFAULTS,
-  serverConfigFromSnake,
   serverConfigSchema,
   validateServerConfig,
   type ValidateServerConfigOptions,
@@ -55,14 +54,15 @@ describe('validateServerConfig resolves a valid configuration', () => {
     });
   });
 
-  it('documents in the schema the same defaults the validator applies', () => {
-    const properties = serverConfigSchema.properties;
-    for (const [key, value] of Object.entries(SERVER_CONFIG_DEFAULTS)) {
-      expect((properties as Record<string, { default?: unknown }>)[key]?.default, key).toEqual(value);
+  it('applies exactly the defaults the schema documents, under their snake_case keys', () => {
+    const properties = serverConfigSchema.properties as Record<string, { default?: unknown; properties?: Record<string, { default?: unknown }> }>;
+    const config = validateServerConfig({ name: 'x', command: 'c' }) as unknown as Record<string, unknown>;
+    for (const [key, schema] of Object.entries(properties)) {
+      const camel = key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+      if (schema.properties) for (const [inner, field] of Object.entries(schema.properties)) expect((config[camel] as Record<string, unknown>)[inner.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())], inner).toEqual(field.default);
+      else if (schema.default !== undefined) expect(config[camel], key).toEqual(schema.default);
     }
-    for (const [key, value] of Object.entries(SERVER_CONFIG_DEFAULTS.backoff)) {
-      expect((properties.backoff.properties as Record<string, { default?: unknown }>)[key]?.default, key).toEqual(value);
-    }
+    expect(SERVER_CONFIG_DEFAULTS).toMatchObject({ maxRestarts: 5, backoff: { initialMs: 200, maxMs: 10_000 }, maxMessageBytes: 16 * 1024 * 1024 });
   });
 
   it('keeps every value that is given', () => {
@@ -241,7 +241,7 @@ describe('validateServerConfig names each mistake, where it is and what to write
 
   it('rejects a negative timeout and says what 0 means where it means off', () => {
     expect(problemAt({ ...stdio, startTimeoutMs: -1 }, 'startTimeoutMs')).toMatchObject({
-      problem: 'must be 0 or more, got -1',
+      problem: 'must be 1 or more, got -1', // a deadline of 0 is refused too
       hint: 'write a duration in milliseconds such as 30000',
     });
     expect(problemAt({ ...stdio, idleStopMs: -5 }, 'idleStopMs').hint).toBe('write 0 to never stop an idle server');
@@ -354,7 +354,7 @@ describe('validateServerConfig with keyStyle snake_case quotes the YAML file bac
   it('writes paths and hints with snake_case keys', () => {
     const yaml = { name: 'x', command: 'c', start_timeout_ms: '5000', backoff: { initial_ms: 500, max_ms: 100 }, stderr_line: 3 };
     const options = { keyStyle: 'snake_case', pathPrefix: 'servers.x' } as const;
-    const problems = problemsOf(serverConfigFromSnake(yaml), options);
+    const problems = problemsOf(yaml, options);
     expect(problems).toContainEqual({
       path: 'servers.x.start_timeout_ms',
       problem: 'must be a number, got "5000" (a string)',
@@ -368,11 +368,10 @@ describe('validateServerConfig with keyStyle snake_case quotes the YAML file bac
     expect(problems).toContainEqual({ path: 'servers.x.stderr_line', problem: 'is not a known key', hint: 'did you mean "stderr_lines"?' });
   });
 
-  it('reports a key written both ways instead of letting one win', () => {
-    const problems = problemsOf(serverConfigFromSnake({ ...stdio, max_restarts: 1, maxRestarts: 2 }), { keyStyle: 'snake_case' });
-    expect(problems).toEqual([
-      { path: 'max_restarts', problem: 'repeats "maxRestarts", which is also given', hint: 'keep only one of "max_restarts" and "maxRestarts"' },
-    ]);
+  it('refuses a camelCase key in a file entry, pointing to its snake_case spelling', () => {
+    const problems = problemsOf({ ...stdio, max_restarts: 1, maxRestarts: 2 }, { keyStyle: 'snake_case' });
+    expect(problems).toEqual([{ path: 'maxRestarts', problem: 'is not a known key', hint: 'did you mean "max_restarts"?' }]);
+    expect(problemAt({ ...stdio, startTimeoutMs: 5 }, 'startTimeoutMs', { keyStyle: 'snake_case' }).hint).toBe('did you mean "start_timeout_ms"?');
   });
 });
 
@@ -388,9 +387,9 @@ describe('validateServerConfig against prototype pollution', () => {
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('does not copy a __proto__ key through serverConfigFromSnake either', () => {
+  it('does not copy a __proto__ key of a file entry either', () => {
     const input: unknown = JSON.parse('{"name":"x","command":"c","__proto__":{"polluted":"yes"}}');
-    expect(problemsOf(serverConfigFromSnake(input)).map((p) => p.path)).toEqual(['__proto__']);
+    expect(problemsOf(input, { keyStyle: 'snake_case' }).map((p) => p.path)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../../src/client/mcp-client.js';
 import { parseAgentsConfig } from '../../../src/config/agents-file.js';
-import { isResolvedServerConfig, validateServerConfig } from '../../../src/config/validate-server-config.js';
+import { isResolvedServerConfig, validateServerConfig } from '../../../src/config/server-config.js';
 import { bindPlaceholders } from '../../../src/runtime/placeholders.js';
 
 describe('a configuration is validated once and handed down frozen', () => {

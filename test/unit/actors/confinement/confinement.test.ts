@@ -4,7 +4,7 @@ import { confineCommand, type ConfinementPlan } from '../../../../src/actors/con
 import { withSandbox } from '../../../../src/actors/confinement/confinement-plan.js';
 import { isAllowed, parseAllowEntry } from '../../../../src/actors/confinement/network-proxy.js';
 import { parseAgentsConfig } from '../../../../src/config/agents-file.js';
-import { validateServerConfig } from '../../../../src/config/validate-server-config.js';
+import { validateServerConfig } from '../../../../src/config/server-config.js';
 import { isConfigError } from '../../../../src/errors/index.js';
 
 const plan: ConfinementPlan = {

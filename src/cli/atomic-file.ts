@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
@@ -62,6 +62,7 @@ async function stillAsRead(snapshot: FileSnapshot): Promise<void> {
  */
 export async function replaceFile(snapshot: FileSnapshot, text: string, options: WriteOptions = {}): Promise<void> {
   await stillAsRead(snapshot);
+  await removeStaleTemporaries(snapshot.path);
   const mode = snapshot.text === undefined ? 0o644 : (await stat(snapshot.path)).mode & 0o7777;
   const temporary = join(dirname(snapshot.path), `.${basename(snapshot.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
@@ -83,6 +84,32 @@ export async function replaceFile(snapshot: FileSnapshot, text: string, options:
     throw error;
   }
   await syncFolder(dirname(snapshot.path));
+}
+
+/** Whether a process with this pid is alive (EPERM: alive, but someone else's). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Temporary files an edit of `path` left behind when its process was killed between writing and
+ * renaming (`.agents.yaml.<pid>.<hex>.tmp`): removed when that process is gone. A live pid's file
+ * may be an edit in flight, and is left alone.
+ */
+async function removeStaleTemporaries(path: string): Promise<void> {
+  const folder = dirname(path);
+  const escaped = basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp('^\\.' + escaped + '\\.(\\d+)\\.[0-9a-f]+\\.tmp$');
+  const names = await readdir(folder).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(pattern.exec(name)?.[1] ?? Number.NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await unlink(join(folder, name)).catch(() => undefined);
+  }
 }
 
 /** So the rename itself survives a power cut; not every platform can open a folder, which is fine. */

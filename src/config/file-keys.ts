@@ -1,0 +1,109 @@
+/**
+ * The boundary between the files' snake_case keys and the TypeScript API's camelCase: the one
+ * place where keys are renamed, and where a schema's defaults are filled in. Every walk follows
+ * the schema, so only the schema's own keys are renamed, never user data (env names, skill names).
+ */
+
+import type { PathSegment } from './problem-text.js';
+
+export type SchemaNode = Readonly<Record<string, unknown>>;
+
+/** `startTimeoutMs` → `start_timeout_ms`. */
+export const toSnakeKey = (camel: string): string => camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+/** `start_timeout_ms` → `startTimeoutMs`. */
+export const toCamelKey = (snake: string): string => snake.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/** A non-null, non-array object, whose own keys can be read. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The schema that describes an object: the node itself, or the object branch of `if/then/else`. */
+const objectSchema = (node: SchemaNode | undefined): SchemaNode | undefined => (node?.if === undefined ? node : (node.else as SchemaNode | undefined));
+const propertiesOf = (node: SchemaNode | undefined) => objectSchema(node)?.properties as Readonly<Record<string, SchemaNode>> | undefined;
+
+/** The schema of `value[key]` when `value` has schema `node`, and whether `key` is one of the schema's own keys. */
+export function childOf(node: SchemaNode | undefined, key: PathSegment): { node: SchemaNode | undefined; own: boolean } {
+  const properties = propertiesOf(node);
+  if (typeof key === 'string' && properties && Object.hasOwn(properties, key)) return { node: properties[key], own: true };
+  const inner = typeof key === 'number' ? node?.items : objectSchema(node)?.additionalProperties;
+  return { node: typeof inner === 'object' ? (inner as SchemaNode) : undefined, own: false };
+}
+
+/** How keys are spelled: `camelCase` (the TypeScript API) or `snake_case` (files). */
+export type KeyStyle = 'camelCase' | 'snake_case';
+
+/** A path of file keys as the person spelled it: the schema's own keys restyled, user data as it is. */
+export function styledPath(path: readonly PathSegment[], schema: SchemaNode, style: KeyStyle): PathSegment[] {
+  let node: SchemaNode | undefined = schema;
+  return path.map((segment) => {
+    const child = childOf(node, segment);
+    node = child.node;
+    return child.own && style === 'camelCase' ? toCamelKey(String(segment)) : segment;
+  });
+}
+
+export interface Renamed {
+  readonly value: unknown;
+  /** Keys spelled the wrong way for where they were written. */
+  readonly problems: { path: PathSegment[]; problem: string; hint: string }[];
+}
+
+/**
+ * TypeScript input → file keys: camelCase keys of the schema become snake_case; a snake_case key
+ * of the schema is refused (`accept: 'camelCase'`) or taken as it is (`'both'`, where writing a key
+ * both ways is refused). Keys whose value is `undefined` are left out; only own keys are read.
+ */
+export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCase' | 'both', at: readonly PathSegment[] = []): Renamed {
+  const problems: Renamed['problems'] = [];
+  const walk = (value: unknown, node: SchemaNode | undefined, path: readonly PathSegment[]): unknown => {
+    if (Array.isArray(value)) return value.map((item, index) => walk(item, childOf(node, index).node, [...path, index]));
+    if (!isRecord(value)) return value;
+    const properties = propertiesOf(node) ?? {};
+    const entries: [string, unknown][] = [];
+    for (const key of Object.keys(value)) {
+      if (value[key] === undefined) continue;
+      const snake = toSnakeKey(key);
+      const camel = toCamelKey(key);
+      if (snake !== key && Object.hasOwn(properties, snake)) {
+        if (accept === 'both' && Object.hasOwn(value, snake)) {
+          problems.push({
+            path: [...path, key],
+            problem: `repeats "${snake}", which is also given`,
+            hint: `keep only one of "${key}" and "${snake}"`,
+          });
+        } else entries.push([snake, walk(value[key], properties[snake], [...path, snake])]);
+      } else if (accept === 'camelCase' && camel !== key && Object.hasOwn(properties, key)) {
+        problems.push({ path: [...path, key], problem: 'is not a known key', hint: `write "${camel}" (snake_case keys belong in agents.yaml)` });
+      } else entries.push([key, walk(value[key], childOf(node, key).node, [...path, key])]);
+    }
+    // Object.fromEntries defines own properties: a `__proto__` key stays data, for validation to report.
+    return Object.fromEntries(entries);
+  };
+  return { value: walk(input, schema, at), problems };
+}
+
+/** Validated file data → the TypeScript shape: the schema's keys in camelCase, a frozen deep copy. */
+export function toApiKeys(value: unknown, schema: SchemaNode | undefined): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map((item) => toApiKeys(item, childOf(schema, 0).node)));
+  if (!isRecord(value)) return value;
+  const entries = Object.keys(value).map((key) => {
+    const child = childOf(schema, key);
+    return [child.own ? toCamelKey(key) : key, toApiKeys(value[key], child.node)];
+  });
+  return Object.freeze(Object.fromEntries(entries));
+}
+
+/** A copy of validated data with the schema's defaults filled in where a key is missing, at every level. */
+export function withDefaults(value: unknown, schema: SchemaNode | undefined): unknown {
+  if (Array.isArray(value)) return value.map((item) => withDefaults(item, childOf(schema, 0).node));
+  if (!isRecord(value)) return value;
+  const copy: Record<string, unknown> = Object.fromEntries(Object.keys(value).map((key) => [
+    key,
+    withDefaults(value[key], childOf(schema, key).node),
+  ]));
+  for (const [key, inner] of Object.entries(propertiesOf(schema) ?? {})) {
+    if (!Object.hasOwn(copy, key) && inner.default !== undefined) copy[key] = withDefaults(structuredClone(inner.default), inner);
+  }
+  return copy;
+}
