@@ -6,7 +6,7 @@
 import { createActor, waitFor, type Actor } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultServerActors } from '../../../src/actors/server-actors.js';
-import { validateServerConfig } from '../../../src/config/validate-server-config.js';
+import { validateServerConfig } from '../../../src/config/server-config.js';
 import { publicStateOf, refusesLazyStart, serverMachine } from '../../../src/machines/server-machine.js';
 import { FakeServers } from '../../support/fake-server.js';
 
