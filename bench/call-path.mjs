@@ -2,7 +2,8 @@
 // `MultiServerMCPClient`, our `McpClient` alone and the full pipeline (`createRuntime` →
 // `actor.call`, a read-only tool, no sandbox), all over the same stdio server (the fixture) and the
 // same tool (`echo`), in alternating rounds, every result checked. Then the other figures of the
-// call path: fast path, the machine's own cost, heap per supervised server, crash recovery, a long
+// call path: fast path, the machine's own cost (with a no-op observer, and with the runtime's
+// inspector server and one WebSocket viewer), heap per supervised server, crash recovery, a long
 // run's heap and listeners, and the messages each call puts on the wire.
 //
 //   npm run bench                      (builds first; writes docs/BENCHMARKS.md and docs/benchmarks.svg)
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
+import { WebSocket } from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createRuntime, defineServer, defineTool, McpClient } from '../dist/index.js';
@@ -215,7 +217,27 @@ async function inProcess() {
   const machine = await measure(await inspectedRuntime.activate('clerk', { tenant: 'acme' }));
   await inspectedRuntime.shutdown();
   if (events === 0) throw new Error('the inspection observer saw nothing: the calls did not run through the machine');
-  return { fast, machine };
+  // The same, with the runtime's own inspector server (redacting, queueing for viewers) and one
+  // viewer connected over WebSocket, reading everything it is sent.
+  const served = await createRuntime({ config, domainServers: [roster], inspect: { port: 0, print: false } });
+  const viewer = new WebSocket(served.inspector.wsUrl);
+  let received = 0;
+  viewer.on('message', () => void (received += 1));
+  await new Promise((resolve, reject) => {
+    viewer.once('open', resolve);
+    viewer.once('error', reject);
+  });
+  let withViewer;
+  try {
+    withViewer = await measure(await served.activate('clerk', { tenant: 'acme' }));
+    const deadline = Date.now() + 5_000;
+    while (received === 0 && Date.now() < deadline) await sleep(20);
+    if (received === 0) throw new Error('the inspector viewer received nothing: the calls were not inspected');
+  } finally {
+    viewer.close();
+    await served.shutdown();
+  }
+  return { fast, machine, withViewer: { ...withViewer, received } };
 }
 
 // ---- heap per supervised server ----------------------------------------------------------------
@@ -359,13 +381,11 @@ ${rows.map((r) => `| ${r.name} | ${f0(median(r.seq))} | ${f0(median(r.conc))} | 
 | messages on the wire per call (full pipeline) | one tools/call, zero notifications/cancelled | ${(byKey.ours.wire.toolsCall / byKey.ours.wire.calls).toFixed(3)} tools/call, ${byKey.ours.wire.cancelled} cancelled | ${verdict(byKey.ours.wire.toolsCall === byKey.ours.wire.calls && byKey.ours.wire.cancelled === 0)} |
 | in-process read call, fast path | p50 ≤ 3 µs | p50 ${f2(latency.fast.p50)} µs, p99 ${f2(latency.fast.p99)} µs | ${verdict(latency.fast.p50 <= 3)} |
 | a call through the machine, no-op inspection observer | p50 ≤ 60 µs | p50 ${f2(latency.machine.p50)} µs, p99 ${f2(latency.machine.p99)} µs | ${verdict(latency.machine.p50 <= 60)} |
+| (for reference) the same, with the inspector server and one viewer | | p50 ${f2(latency.withViewer.p50)} µs, p99 ${f2(latency.withViewer.p99)} µs (${f0(latency.withViewer.received)} messages to the viewer) | |
 | host heap per supervised server (McpClient, ${SERVERS} servers, after gc) | ≤ 60 KiB | ${f0(heap.ours)} KiB (raw SDK Client: ${f0(heap.raw)} KiB) | ${verdict(heap.ours <= 60)} |
 | crash (SIGKILL) → next successful call, defaults | ≤ 1.1× cold start | ${f0(crash.crash)} ms vs cold start ${f0(crash.cold)} ms = ${f2(crash.crash / crash.cold)}× | ${verdict(crash.crash / crash.cold <= 1.1)} |
 | ${f0(LONG_RUN)} calls on one actor: heap after gc | flat | ${long.points.map((p) => `${f0(p.calls)}: ${f2(p.heapMiB)} MiB`).join(', ')} | ${verdict(lastPoint.heapMiB - firstPoint.heapMiB < 2)} |
 | ${f0(LONG_RUN)} calls on one actor: abort listeners on the caller's signal / call signals the actor holds | flat (0) | ${long.points.map((p) => `${p.callerListeners} / ${p.actorOpen}`).join(', ')}; ${long.cancelled} notifications/cancelled | ${verdict(long.points.every((p) => p.callerListeners === 0 && p.actorOpen === 0) && long.cancelled === 0)} |
-
-Not measured here: the machine-call figure with the inspector server and one viewer (the inspector server is not
-on this branch).
 
 ## Messages on the wire (counted by the server)
 

@@ -86,6 +86,12 @@ export class StdioProcessTransport implements Transport {
   #stdin: Writable | null = null;
   /** The wait for `'drain'` that every write made while the pipe is full shares. */
   #drainWait: Promise<void> | undefined;
+  /** Whether stdin is corked until the current tick's sends are all written (see `send`). */
+  #corked = false;
+  readonly #uncork = (stdin: Writable): void => {
+    this.#corked = false;
+    stdin.uncork();
+  };
   #stdout: Readable | null = null;
   #stderrStream: Readable | null = null;
   #streamsDone: Promise<unknown> = Promise.resolve();
@@ -172,6 +178,14 @@ export class StdioProcessTransport implements Transport {
     if (this.#leaderExit || stdin.destroyed || stdin.writableEnded) return Promise.reject(lost());
 
     const data = serializeMessage(message);
+    // Messages sent in one tick leave in one write (writev): with calls in flight, the answers to
+    // several arrive together and each sends the next request; one syscall and one wake-up of the
+    // server then carry them all instead of one each. end() and destroy() flush or drop the rest.
+    if (!this.#corked) {
+      this.#corked = true;
+      stdin.cork();
+      process.nextTick(this.#uncork, stdin);
+    }
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const settle = (error?: unknown): void => {

@@ -149,11 +149,14 @@ export class McpToolAdapter {
       throw error;
     }
 
-    let tool: McpToolDescriptor | undefined;
-    try {
-      tool = await this.lookup(name);
-    } catch (error) {
-      return fail(toolErrorCodeOf(error), messageOf(error));
+    // Known tools are found without an await (a promise and a microtask hop per call).
+    let tool = this.discovered?.get(name);
+    if (!tool) {
+      try {
+        tool = await this.lookup(name);
+      } catch (error) {
+        return fail(toolErrorCodeOf(error), messageOf(error));
+      }
     }
     if (!tool) {
       return fail('NOT_FOUND', `tool "${name}" not found on server "${this.server}"`);

@@ -28,7 +28,7 @@ import type { OAuthClientProvider } from '../auth/server-auth.js';
 import { currentCallContext, type CallContext } from './call-context.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
-import { linkCallSignal } from '../tool-call/call-signal.js';
+import { isCallScoped, linkCallSignal } from '../tool-call/call-signal.js';
 
 export interface McpClientOptions {
   /** Replace the I/O of the machine (tests, custom transports). */
@@ -77,6 +77,11 @@ export interface RequestOptions {
 export interface CallOptions extends RequestOptions {
   /** Sent as the request's `_meta` (the runtime puts the tenant id here). */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /**
+   * Whose call it is, for a question the server asks back while it runs (elicitation, sampling);
+   * default: the context of `withCallContext` around the call, if any. The runtime passes it.
+   */
+  readonly context?: CallContext;
 }
 
 /** A snapshot of the server for status displays. */
@@ -337,21 +342,26 @@ export class McpClient implements AsyncDisposable {
         { details: { server: this.name, name } },
       );
     }
-    const what = `call "${name}"`;
-    const { connection, deadline, timeoutMs } = await this.connectionWithDeadline(what, options);
+    // The hot path: a RUNNING server answers at once, without the waiting machinery (each await
+    // of it is a promise and a microtask hop per call).
+    const { connection, deadline, timeoutMs } = this.runningConnection(options) ?? (await this.connectionWithDeadline(`call "${name}"`, options));
     // The SDK never removes the listener it adds to a request's signal: give it one of this call's
-    // own, linked to the caller's only until the call settles (see tool-call/call-signal.ts).
-    const call = options.signal ? linkCallSignal(options.signal) : undefined;
+    // own, linked to the caller's only until the call settles (see tool-call/call-signal.ts). A
+    // signal that already is one call's own (an actor's call) is given as it is.
+    const given = options.signal;
+    const call = given && !isCallScoped(given) ? linkCallSignal(given) : undefined;
+    const signal = call ? call.signal : given;
+    const context = options.context ?? currentCallContext();
+    const activity = this.callBegan(connection, context);
     try {
-      return (await this.track(connection, () =>
-        connection.client.callTool({ name, arguments: args, ...(options.meta ? { _meta: { ...options.meta } } : {}) }, undefined, {
-          timeout: Math.max(1, deadline - Date.now()),
-          ...(call ? { signal: call.signal } : {}),
-        }),
-      )) as CallToolResult;
+      return (await connection.client.callTool({ name, arguments: args, ...(options.meta ? { _meta: { ...options.meta } } : {}) }, undefined, {
+        timeout: Math.max(1, deadline - Date.now()),
+        ...(signal ? { signal } : {}),
+      })) as CallToolResult;
     } catch (error) {
-      throw classifyRequestError(error, { server: this.name, what, timeoutMs, signal: call?.signal, connection });
+      throw classifyRequestError(error, { server: this.name, what: `call "${name}"`, timeoutMs, signal, connection });
     } finally {
+      this.callEnded(activity, context);
       call?.unlink();
     }
   }
@@ -371,6 +381,16 @@ export class McpClient implements AsyncDisposable {
   /** Same as `await using`'s disposal. */
   dispose(): Promise<void> {
     return this[Symbol.asyncDispose]();
+  }
+
+  /** The connection when the server is RUNNING now (what `connectionWithDeadline` would give at once). */
+  private runningConnection(options: RequestOptions): { connection: ServerConnection; deadline: number; timeoutMs: number } | undefined {
+    const timeoutMs = options.timeoutMs ?? this.config.callTimeoutMs;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) return undefined; // the slow path says why
+    const snapshot = this.serverActor.getSnapshot();
+    const connection = snapshot.context.connection;
+    if (connection === undefined || publicStateOf(snapshot) !== 'RUNNING') return undefined;
+    return { connection, deadline: Date.now() + timeoutMs, timeoutMs };
   }
 
   /** For start() and reconnect(): asked for explicitly, so they may start the server even during a stop. */
@@ -416,25 +436,33 @@ export class McpClient implements AsyncDisposable {
    * (tens of microseconds), and this is the hot path.
    */
   private async track<T>(connection: ServerConnection, work: () => Promise<T>): Promise<T> {
-    const activity = this.activityOf(connection);
-    const tell = this.config.idleStopMs > 0;
     const context = currentCallContext();
-    if (context) this.callContexts.set(context, (this.callContexts.get(context) ?? 0) + 1);
-    activity.count += 1;
-    if (tell && activity.count === 1 && this.serverActor.getSnapshot().context.connection === connection) {
-      this.serverActor.send({ type: 'call.started', callId: activity.id });
-    }
+    const activity = this.callBegan(connection, context);
     try {
       return await work();
     } finally {
-      if (context) {
-        const left = (this.callContexts.get(context) ?? 1) - 1;
-        if (left > 0) this.callContexts.set(context, left);
-        else this.callContexts.delete(context);
-      }
-      activity.count -= 1;
-      if (tell && activity.count === 0) this.serverActor.send({ type: 'call.ended', callId: activity.id });
+      this.callEnded(activity, context);
     }
+  }
+
+  private callBegan(connection: ServerConnection, context: CallContext | undefined): { id: string; count: number } {
+    const activity = this.activityOf(connection);
+    if (context) this.callContexts.set(context, (this.callContexts.get(context) ?? 0) + 1);
+    activity.count += 1;
+    if (activity.count === 1 && this.config.idleStopMs > 0 && this.serverActor.getSnapshot().context.connection === connection) {
+      this.serverActor.send({ type: 'call.started', callId: activity.id });
+    }
+    return activity;
+  }
+
+  private callEnded(activity: { id: string; count: number }, context: CallContext | undefined): void {
+    if (context) {
+      const left = (this.callContexts.get(context) ?? 1) - 1;
+      if (left > 0) this.callContexts.set(context, left);
+      else this.callContexts.delete(context);
+    }
+    activity.count -= 1;
+    if (activity.count === 0 && this.config.idleStopMs > 0) this.serverActor.send({ type: 'call.ended', callId: activity.id });
   }
 
   /** The context of the calls in flight when they all belong to one actor (see `ServerRequestContext.related`). */

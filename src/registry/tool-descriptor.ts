@@ -81,6 +81,8 @@ export interface InvokeOptions {
   readonly signal?: AbortSignal;
   /** `_meta` sent with the call (e.g. the tenant id). */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** Whose call it is (the runtime's actor and tenant), for questions the server asks back. */
+  readonly context?: { readonly actor?: string | undefined; readonly tenant?: string | undefined };
 }
 
 /** How a registered tool is run. */

@@ -3,7 +3,7 @@
  * (through the tool-call machine, with its tenant and permissions), its sandbox's changes and
  * rollback, and its deactivation.
  */
-import { withCallContext, type CallContext } from '../client/call-context.js';
+import type { CallContext } from '../client/call-context.js';
 import { waitFor, type Actor, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -77,7 +77,13 @@ export class ActorHandle implements AsyncDisposable {
   private toolsetStale = true;
   private activating: Promise<ActivationReport> | undefined;
   private deactivating: Promise<void> | undefined;
-  private readonly inFlight = new Set<Promise<CallOutcome>>();
+  /** Calls in flight, and who waits for them all to end (deactivate()). */
+  private callsInFlight = 0;
+  private readonly callsSettled: (() => void)[] = [];
+  private readonly callSettled = (): void => {
+    this.callsInFlight -= 1;
+    if (this.callsInFlight === 0) for (const wake of this.callsSettled.splice(0)) wake();
+  };
   /** Aborts every call in flight (shutdown): a call waiting for approval would otherwise wait forever. */
   private readonly callSignals = new CallSet();
   private readonly authorize: ReturnType<typeof authorizeWith>;
@@ -156,10 +162,10 @@ export class ActorHandle implements AsyncDisposable {
   call(toolName: string, args: Readonly<Record<string, unknown>> = {}, options: ActorCallOptions = {}): Promise<CallOutcome> {
     const sequence = ++this.calls;
     const callId = `${this.id}#${sequence}`;
-    // The call's context: a question the server asks back while it runs is told whose call it is.
-    const running = withCallContext(this.callContext, () => this.runCall(callId, sequence, toolName, args, options));
-    this.inFlight.add(running);
-    void running.finally(() => this.inFlight.delete(running));
+    this.callsInFlight += 1;
+    const running = this.runCall(callId, sequence, toolName, args, options);
+    // runCall never rejects; a counter and one `then` rather than a set of promises and a `finally`.
+    void running.then(this.callSettled, this.callSettled);
     return running;
   }
 
@@ -183,6 +189,10 @@ export class ActorHandle implements AsyncDisposable {
       args,
       timeoutMs: options.timeoutMs ?? this.wiring.defaultTimeoutMs,
       meta: this.meta,
+      // The call's context: a question the server asks back while it runs is told whose call it
+      // is. Passed down with the call, not through AsyncLocalStorage: on Node 20 a store in use
+      // turns on async hooks for every promise of the process.
+      context: this.callContext,
       sandboxed: this.wiring.workspace !== undefined,
       startedAt: Date.now(),
     };
@@ -286,7 +296,7 @@ export class ActorHandle implements AsyncDisposable {
   deactivate(): Promise<void> {
     this.deactivating ??= (async () => {
       if (this.activating) await this.activating.catch(() => undefined);
-      await Promise.allSettled([...this.inFlight]);
+      if (this.callsInFlight > 0) await new Promise<void>((resolve) => this.callsSettled.push(resolve));
       if (this.actor.getSnapshot().value === 'active') {
         this.actor.send({ type: 'actor.deactivate' });
         await this.settle(['inactive']);

@@ -22,6 +22,18 @@ export interface CallSignal {
 const NOTHING_TO_UNLINK = (): void => undefined;
 
 /**
+ * The signals `CallSet.open()` made: each belongs to exactly one call and is never aborted once
+ * that call has settled, so a layer below (`McpClient.callTool`) may hand it to the SDK as it is
+ * instead of linking a signal of its own to it (an AbortController costs microseconds).
+ */
+const callScoped = new WeakSet<AbortSignal>();
+
+/** Whether `signal` is one call's own (made by `CallSet.open()`): safe to give the SDK directly. */
+export function isCallScoped(signal: AbortSignal): boolean {
+  return callScoped.has(signal);
+}
+
+/**
  * @example
  * const call = linkCallSignal(actorLifetime, options.signal);
  * try { return await client.callTool(params, undefined, { signal: call.signal }); }
@@ -76,6 +88,7 @@ export class CallSet {
     }
     const caller = signal === undefined ? undefined : linkTo(controller, signal);
     this.#open.add(controller);
+    callScoped.add(controller.signal);
     return {
       signal: controller.signal,
       unlink: () => {

@@ -2,7 +2,7 @@
  * The seam between the pure tool-call machine and the I/O it runs on: what a call is, what its
  * outcome is, and the inputs and outputs of the actors the runtime provides.
  */
-import type { ToolDescriptor, ToolResult } from '../registry/tool-descriptor.js';
+import type { InvokeOptions, ToolDescriptor, ToolResult } from '../registry/tool-descriptor.js';
 import type { ErrorCode } from '../errors/codes.js';
 import type { McpActorsError } from '../errors/mcp-actors-error.js';
 
@@ -40,6 +40,8 @@ export interface ToolCallInput {
   readonly args: Readonly<Record<string, unknown>>;
   readonly timeoutMs: number;
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
+  /** Whose call it is (actor and tenant), handed to the tool for questions its server asks back. */
+  readonly context?: InvokeOptions['context'];
   /** Whether the call runs in a sandbox (checkpoints, path rewriting, change tracking). */
   readonly sandboxed: boolean;
   readonly startedAt: number;

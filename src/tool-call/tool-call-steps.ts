@@ -54,6 +54,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
         timeoutMs: input.timeoutMs,
         ...(signal ? { signal } : {}),
         ...(input.meta ? { meta: input.meta } : {}),
+        ...(input.context ? { context: input.context } : {}),
       });
       if (workspace && !input.tool.capabilities.readOnly) {
         invocations.set(input.callId, running);

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -222,6 +223,43 @@ describe('StdioProcessTransport: messages', () => {
     await Promise.all(ids.map((id) => h.transport.send({ jsonrpc: '2.0', id, method: 'echo', params: { n: id } })));
     const answers = await Promise.all(ids.map((id) => h.next(isAnswerTo(id))));
     expect(answers.map((answer) => ('result' in answer ? answer.result : undefined))).toEqual(ids.map((n) => ({ echo: { n } })));
+    expect(h.errors).toEqual([]);
+  });
+
+  it('writes the messages sent in one tick in one go (writev), in order, and each later tick afresh', async () => {
+    const h = harness();
+    await startReady(h);
+    // Counted at the socket, for the writes that carry this test's marker only.
+    const writes: number[] = [];
+    const proto = Socket.prototype as unknown as {
+      _write: (chunk: unknown, encoding: string, cb: () => void) => void;
+      _writev: (chunks: { chunk: unknown }[], cb: () => void) => void;
+    };
+    const { _write: write, _writev: writev } = proto;
+    const marked = (chunk: unknown): number => (String(chunk).match(/"burst"/g) ?? []).length;
+    proto._write = function (chunk, encoding, cb) {
+      if (marked(chunk) > 0) writes.push(marked(chunk));
+      return write.call(this, chunk, encoding, cb);
+    };
+    proto._writev = function (chunks, cb) {
+      const count = chunks.reduce((sum, { chunk }) => sum + marked(chunk), 0);
+      if (count > 0) writes.push(count);
+      return writev.call(this, chunks, cb);
+    };
+    try {
+      const ids = Array.from({ length: 50 }, (_, i) => i + 1);
+      await Promise.all(ids.map((id) => h.transport.send({ jsonrpc: '2.0', id, method: 'burst', params: { n: id } })));
+      const answers = await Promise.all(ids.map((id) => h.next(isAnswerTo(id))));
+      expect(answers.map((answer) => ('result' in answer ? answer.result : undefined))).toEqual(ids.map((n) => ({ echo: { n } })));
+      expect(writes).toEqual([50]);
+      // A send in a later tick is not held back for a batch that never comes.
+      await h.transport.send({ jsonrpc: '2.0', id: 99, method: 'burst' });
+      await h.next(isAnswerTo(99));
+      expect(writes).toEqual([50, 1]);
+    } finally {
+      proto._write = write;
+      proto._writev = writev;
+    }
     expect(h.errors).toEqual([]);
   });
 
