@@ -1,42 +1,52 @@
-/** The tool-call machine's actors, each a thin wrapper over one of the plain call steps. */
-import { fromCallback, fromPromise } from 'xstate';
-import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
-import type { ToolCallEvent } from '../machines/tool-call-machine.js';
-import type { ToolResult } from '../registry/tool-descriptor.js';
+/**
+ * The tool-call machine's one actor: the runner of its steps. The machine sends `step.run` when it
+ * enters a step with I/O; the runner performs it through the call's step list (`call-flow.ts`) and
+ * answers `step.done` with the step's move. `step.abort` (a cancel, a timeout) aborts the step's
+ * signal and drops its late answer. When the call ends the runner is stopped and lets go of the
+ * sandbox lock it holds.
+ */
+import { fromCallback } from 'xstate';
+import { STEP, type Move, type StepName } from './call-flow.js';
+import { LinkedCallSignal } from './call-signal.js';
+import type { StepRunnerEvent, ToolCallEvent } from '../machines/tool-call-machine.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
-
-type WithArgs = { input: ToolCallInput; args: Readonly<Record<string, unknown>> };
-type WithCheckpoint = { input: ToolCallInput; checkpointId: string | undefined };
 
 export function toolCallActors(steps: ToolCallSteps) {
   return {
-    authorizeCall: fromPromise<Authorization, ToolCallInput>(async ({ input }) => steps.authorize(input)),
-    holdLock: fromCallback<ToolCallEvent, { mode: 'read' | 'write' }>(({ input, sendBack }) => {
-      const controller = new AbortController();
-      let release: (() => void) | undefined;
-      steps.acquireLock(input.mode, controller.signal).then(
-        (releaseLock) => {
-          if (controller.signal.aborted) return releaseLock();
-          release = releaseLock;
-          sendBack({ type: 'lock.acquired' });
-        },
-        (error: unknown) => {
-          if (!controller.signal.aborted) sendBack({ type: 'lock.failed', error });
-        },
-      );
+    runSteps: fromCallback<StepRunnerEvent>(({ sendBack, receive }) => {
+      let running: { readonly step: StepName; readonly signal: LinkedCallSignal } | undefined;
+      const held: (() => void)[] = [];
+      let stopped = false;
+      const hold = (release: () => void): void => {
+        if (stopped) release();
+        else held.push(release);
+      };
+      receive((event) => {
+        if (event.type === 'step.abort') {
+          if (running?.step === event.step) {
+            running.signal.abort(event.reason);
+            running = undefined;
+          }
+          return;
+        }
+        const { step, state } = event;
+        const current = { step, signal: new LinkedCallSignal() };
+        running = current;
+        const answer = (move: Move): void => {
+          if (running !== current || stopped) return;
+          running = undefined;
+          sendBack({ type: 'step.done', step, move } satisfies ToolCallEvent);
+        };
+        const move = STEP[step].perform!(steps, state, { signal: current.signal, hold });
+        if (move instanceof Promise) void move.then(answer);
+        else answer(move);
+      });
       return () => {
-        controller.abort();
-        release?.();
+        stopped = true;
+        running?.signal.abort('the call ended');
+        running = undefined;
+        for (const release of held.splice(0)) release();
       };
     }),
-    rewriteArgs: fromPromise<Record<string, unknown>, WithArgs>(({ input }) => steps.rewriteArgs(input.input, input.args)),
-    takeCheckpoint: fromPromise<string, { input: ToolCallInput }>(({ input }) => steps.checkpoint(input.input)),
-    // async: a step that throws synchronously becomes a rejection (onError), as on the fast path.
-    invokeTool: fromPromise<ToolResult, WithArgs>(async ({ input, signal }) => steps.invoke(input.input, input.args, signal)),
-    rewriteResult: fromPromise<ToolResult, { input: ToolCallInput; result: ToolResult }>(({ input }) =>
-      steps.rewriteResult(input.input, input.result),
-    ),
-    commitCall: fromPromise<CommitReport, WithCheckpoint>(({ input }) => steps.commit(input.input, input.checkpointId)),
-    rollbackCall: fromPromise<RollbackReport, WithCheckpoint>(({ input }) => steps.rollback(input.input, input.checkpointId)),
   };
 }

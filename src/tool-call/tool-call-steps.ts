@@ -1,10 +1,11 @@
 /**
- * The steps of a tool call as plain async functions. The tool-call machine invokes them as actors;
- * the fast path (`fast-tool-call.ts`) calls the very same functions in the same order, so the two
- * cannot drift apart in what a step does — and a differential test checks they agree on the flow.
+ * The I/O of a tool call's steps, as plain functions over a registry and (when the call runs in a
+ * sandbox) a workspace. What a call does with them, and in which order, is said once in
+ * `call-flow.ts`; the machine and the fast path both run these through it.
  */
 import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
-import { VALIDATED_AGAINST, type ToolResult } from '../registry/tool-descriptor.js';
+import { CALL_SIGNAL, VALIDATED_AGAINST, type InvokeOptions, type ToolResult } from '../registry/tool-descriptor.js';
+import type { CallSignal } from './call-signal.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 
@@ -22,8 +23,8 @@ export interface ToolCallSteps {
   acquireLock(mode: 'read' | 'write', signal?: AbortSignal): Promise<() => void>;
   rewriteArgs(input: ToolCallInput, args: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>>;
   checkpoint(input: ToolCallInput): Promise<string>;
-  /** `signal` aborts the tool; the handler also enforces `input.timeoutMs` itself. */
-  invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<ToolResult>;
+  /** `signal` aborts the tool (its `AbortSignal` is made only if the handler reads it). */
+  invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: CallSignal): Promise<ToolResult>;
   rewriteResult(input: ToolCallInput, result: ToolResult): Promise<ToolResult>;
   commit(input: ToolCallInput, checkpointId: string | undefined): Promise<CommitReport>;
   rollback(input: ToolCallInput, checkpointId: string | undefined): Promise<RollbackReport>;
@@ -45,16 +46,22 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
   return {
     authorize: (input) => (authorize ? authorize(input) : allowAll),
     acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
+    // The one copy of the arguments a sandboxed call makes: the rewriter works on it in place.
     rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs({ ...args }, input.tool.inputSchema) : { ...args }),
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
     invoke: (input, args, signal) => {
-      const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, {
-        // The validating step checked these arguments against this very schema: once is enough.
+      const options: InvokeOptions = {
+        // The call validated these very arguments against this very schema: once is enough.
         [VALIDATED_AGAINST]: input.tool.inputSchema,
+        [CALL_SIGNAL]: signal,
         timeoutMs: input.timeoutMs,
-        ...(signal ? { signal } : {}),
-        ...(input.meta ? { meta: input.meta } : {}),
-      });
+        // Made on first read: an in-process tool that never looks at ctx.signal costs no AbortController.
+        get signal() {
+          return signal.signal;
+        },
+        meta: input.meta,
+      };
+      const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, options);
       if (workspace && !input.tool.capabilities.readOnly) {
         invocations.set(input.callId, running);
         void running.then(
