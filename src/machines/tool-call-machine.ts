@@ -9,7 +9,8 @@
  * eventless transition; a step with I/O asks the call's one step runner (`runSteps`, invoked for
  * the machine's whole life) and moves when it answers `step.done`. One child actor a call instead
  * of one a step: that is most of what a machine call costs. Cancel (`call.cancel`) and the call's
- * timeout act only in the steps the list gives them to. Every call ends exactly once, with an
+ * timeout (timed by the runner, only for a step that does not answer at once) act only in the steps
+ * the list gives them to; the steps a call skips are never entered. Every call ends exactly once, with an
  * outcome whose status is committed, rolled-back, failed or rejected. Pure: the I/O comes in through
  * `setup({ actors })` (`toolCallActors(steps)` in `src/tool-call/tool-call-actors.ts`).
  */
@@ -18,7 +19,9 @@ import {
   CALL_STEPS,
   FIRST_STEP,
   STEP,
+  followSkips,
   initialState,
+  reachable,
   outcomeOf,
   type CallState,
   type CallStep,
@@ -28,12 +31,14 @@ import {
 } from '../tool-call/call-flow.js';
 import type { CallOutcome, ToolCallInput } from '../tool-call/tool-call-io.js';
 
+
 export type ToolCallContext = CallState;
 
 /** What the call machine hears: a cancel from outside, a step's answer from its runner. */
 export type ToolCallEvent =
   | { readonly type: 'call.cancel'; readonly reason?: string }
-  | { readonly type: 'step.done'; readonly step: StepName; readonly move: Move };
+  | { readonly type: 'step.done'; readonly step: StepName; readonly move: Move }
+  | { readonly type: 'step.timeout'; readonly step: StepName };
 
 /** What the step runner hears from the call machine. */
 export type StepRunnerEvent =
@@ -44,9 +49,12 @@ interface StepParams {
   readonly step: StepName;
 }
 
-/** The move a step decided (pure), or the one its runner answered. */
+/** The move a step decided (pure, skips followed), or the one its runner answered (skips followed there). */
 function moveOf(context: CallState, event: ToolCallEvent, step: StepName, kind: 'decide' | 'done'): Move | undefined {
-  if (kind === 'decide') return STEP[step].decide?.move(context);
+  if (kind === 'decide') {
+    const decided = STEP[step].decide?.move(context);
+    return decided === undefined ? undefined : followSkips(context, decided);
+  }
   return event.type === 'step.done' && event.step === step ? event.move : undefined;
 }
 
@@ -79,12 +87,8 @@ const callSetup = setup({
       if (STEP[params.step].decide?.move(context) === undefined) enqueue.sendTo('runner', { type: 'step.run', step: params.step, state: context });
     }),
     abortStep: enqueueActions(({ enqueue, event }, params: StepParams) => {
-      const reason = event.type === 'call.cancel' ? (event.reason ?? 'cancelled') : 'timed out';
-      enqueue.sendTo('runner', { type: 'step.abort', step: params.step, reason });
+      enqueue.sendTo('runner', { type: 'step.abort', step: params.step, reason: event.type === 'call.cancel' ? (event.reason ?? 'cancelled') : 'aborted' });
     }),
-  },
-  delays: {
-    callTimeout: ({ context }) => context.input.timeoutMs,
   },
 });
 
@@ -102,19 +106,18 @@ function movesTo(step: CallStep, targets: readonly Target[], kind: 'decide' | 'd
 function stepState(step: CallStep): StepStateConfig {
   const params = { step: step.name };
   return {
-    ...(step.decide ? { always: movesTo(step, step.decide.to, 'decide') } : {}),
+    ...(step.decide ? { always: movesTo(step, reachable(step.decide.to), 'decide') } : {}),
     ...(step.perform
       ? {
           entry: { type: 'runStep' as const, params },
           on: {
-            'step.done': movesTo(step, step.to, 'done'),
+            'step.done': movesTo(step, reachable(step.to), 'done'),
             ...(step.cancel
               ? { 'call.cancel': { target: step.cancel.to, actions: [{ type: 'applyCancel' as const, params }, { type: 'abortStep' as const, params }] } }
               : {}),
+            // The runner times a step that did not answer at once, as the fast path does.
+            ...(step.timeout ? { 'step.timeout': { target: step.timeout.to, actions: { type: 'applyTimeout' as const, params } } } : {}),
           },
-          ...(step.timeout
-            ? { after: { callTimeout: { target: step.timeout.to, actions: [{ type: 'applyTimeout' as const, params }, { type: 'abortStep' as const, params }] } } }
-            : {}),
         }
       : {}),
   };

@@ -248,6 +248,34 @@ export const STEP: Readonly<Record<StepName, CallStep>> = Object.fromEntries(CAL
 
 export const FIRST_STEP: StepName = 'validating';
 
+/**
+ * A move carried on through every step it lands on that decides without I/O (a step this call
+ * skips): where the call really goes next, with what it learnt on the way.
+ */
+export function followSkips(state: CallState, move: Move): Move {
+  let { to, patch } = move;
+  while (to !== 'done') {
+    const decided = STEP[to].decide?.move(patch === undefined ? state : { ...state, ...patch });
+    if (decided === undefined) break;
+    to = decided.to;
+    if (decided.patch !== undefined) patch = patch === undefined ? decided.patch : { ...patch, ...decided.patch };
+  }
+  return patch === undefined ? { to } : { to, patch };
+}
+
+/** Every target a move to one of `targets` may end at once skips are followed (for the machine's transitions). */
+export function reachable(targets: readonly Target[]): Target[] {
+  const found = new Set<Target>();
+  const visit = (to: Target): void => {
+    if (found.has(to)) return;
+    const step = to === 'done' ? undefined : STEP[to];
+    if (step === undefined || step.perform !== undefined) found.add(to);
+    for (const next of step?.decide?.to ?? []) visit(next);
+  };
+  for (const to of targets) visit(to);
+  return [...found];
+}
+
 export function initialState(input: ToolCallInput): CallState {
   return { input, args: input.args, checkpointId: undefined, result: undefined, changes: NO_CHANGES, error: undefined, status: undefined, note: undefined };
 }
