@@ -14,7 +14,7 @@ import { DEFAULT_TENANT_KEY } from '../config/agents-file-schema.js';
 import { ConfigError, ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
 import { inferCapabilities } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema, type SchemaViolation } from '../registry/json-schema-validators.js';
-import { CALL_SIGNAL, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolHandler, type ToolResult } from '../registry/tool-descriptor.js';
+import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolHandler, type ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { CallSignal } from '../tool-call/call-signal.js';
 import type { DomainServer } from './define-server.js';
@@ -215,7 +215,7 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
 
 function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: string | undefined, hooks: CallHooks | undefined): ToolHandler {
   const { tenantKey } = prepared;
-  return (args, options = NO_OPTIONS) => {
+  const handler: ToolHandler = (args, options = NO_OPTIONS) => {
     const meta = options.meta;
     if (meta === undefined) return callDomainTool(prepared, args, tenant, actor, undefined, options, hooks);
     // The tenant is the registration's; a call whose _meta names another one is a cross-tenant bug upstream.
@@ -233,6 +233,8 @@ function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: s
     const caller = actor ?? (typeof meta.actor === 'string' ? meta.actor : undefined);
     return callDomainTool(prepared, args, tenant, caller, callId, options, hooks);
   };
+  // callDomainTool races the tool against options.timeoutMs and the call's cancel itself.
+  return Object.assign(handler, { [KEEPS_OWN_DEADLINE]: true as const });
 }
 
 /**

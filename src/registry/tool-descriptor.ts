@@ -82,6 +82,13 @@ export const VALIDATED_AGAINST: unique symbol = Symbol('mcp-actors.validatedAgai
  */
 export const CALL_SIGNAL: unique symbol = Symbol('mcp-actors.callSignal');
 
+/**
+ * Set (to `true`) on a handler that enforces `options.timeoutMs` and the call's cancel itself,
+ * answering with a REQUEST_TIMEOUT or CANCELLED result (the in-process handlers): the call path
+ * then arms no timer of its own for it. Internal: not exported.
+ */
+export const KEEPS_OWN_DEADLINE: unique symbol = Symbol('mcp-actors.keepsOwnDeadline');
+
 export interface InvokeOptions {
   readonly [VALIDATED_AGAINST]?: JsonSchema;
   readonly [CALL_SIGNAL]?: CallSignal;

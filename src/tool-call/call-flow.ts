@@ -83,8 +83,16 @@ export interface CallStep {
   readonly perform?: (steps: ToolCallSteps, state: CallState, scope: StepScope) => Move | Promise<Move>;
   /** What a cancel does while the step runs; a step without it finishes first. */
   readonly cancel?: FixedMove<[reason: string | undefined]>;
-  /** What the call's `timeoutMs` running out does while the step runs (the timer starts with the step). */
-  readonly timeout?: FixedMove<[]>;
+  /**
+   * What the call's `timeoutMs` running out does while the step runs (the timer starts with the
+   * step, and only if it does not answer at once).
+   */
+  readonly timeout?: FixedMove<[]> & { readonly timedElsewhere?: (steps: ToolCallSteps, state: CallState) => boolean };
+}
+
+/** Whether a step that has not answered yet must be timed by the runner. */
+export function needsTimer(step: CallStep, steps: ToolCallSteps, state: CallState): boolean {
+  return step.timeout !== undefined && step.timeout.timedElsewhere?.(steps, state) !== true;
 }
 
 /** A fixed move as a move. */
@@ -199,7 +207,12 @@ export const CALL_STEPS: readonly CallStep[] = [
         (error) => ({ to: 'rollingBack', patch: { error: threwError(state.input, error) } }),
       ),
     cancel: { to: 'rollingBack', patch: (state, reason) => ({ error: cancelledError(state.input, reason) }) },
-    timeout: { to: 'rollingBack', patch: (state) => ({ error: timeoutError(state.input) }) },
+    timeout: {
+      to: 'rollingBack',
+      patch: (state) => ({ error: timeoutError(state.input) }),
+      // A handler that keeps the deadline itself answers REQUEST_TIMEOUT: a second timer would only cost.
+      timedElsewhere: (steps, state) => steps.keepsOwnDeadline?.(state.input) === true,
+    },
   },
   {
     name: 'rewritingResult',

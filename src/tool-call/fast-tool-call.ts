@@ -5,7 +5,7 @@
  * call should cost a few. Every decision is the step list's, so the walk and the machine cannot
  * differ in what a call does; `properties/fast-path.test.ts` checks that they agree.
  */
-import { FIRST_STEP, STEP, fixedMove, initialState, outcomeOf, reasonText, type CallState, type CallStep, type Move, type StepScope, type Target } from './call-flow.js';
+import { FIRST_STEP, STEP, fixedMove, needsTimer, initialState, outcomeOf, reasonText, type CallState, type CallStep, type Move, type StepScope, type Target } from './call-flow.js';
 import { LinkedCallSignal, type CallSignal } from './call-signal.js';
 import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
@@ -83,7 +83,8 @@ class Walk implements StepScope {
     const call = this.call;
     if (cancel !== undefined && call.aborted) return fixedMove(cancel, state, reasonText(call.reason));
     const pending = step.perform!(this.steps, state, this);
-    if (!(pending instanceof Promise) || (cancel === undefined && timeout === undefined)) return pending;
+    const timed = timeout !== undefined && needsTimer(step, this.steps, state);
+    if (!(pending instanceof Promise) || (cancel === undefined && !timed)) return pending;
     return new Promise<Move>((resolve) => {
       let settled = false;
       const finish = (move: Move): void => {
@@ -95,10 +96,10 @@ class Walk implements StepScope {
       };
       const unlisten = cancel === undefined ? noop : call.onAbort((reason) => finish(fixedMove(cancel, state, reasonText(reason))));
       const timer =
-        timeout === undefined
+        !timed
           ? undefined
           : setTimeout(() => {
-              finish(fixedMove(timeout, state));
+              finish(fixedMove(timeout!, state));
               const reason = new DOMException(`the call timed out after ${state.input.timeoutMs} ms`, 'TimeoutError');
               this.#timedOut = { reason };
               this.#signal?.abort(reason);

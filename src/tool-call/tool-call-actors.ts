@@ -7,7 +7,7 @@
  * runner is stopped and lets go of the sandbox lock it holds.
  */
 import { fromCallback } from 'xstate';
-import { STEP, followSkips, type Move, type StepName } from './call-flow.js';
+import { STEP, followSkips, needsTimer, type Move, type StepName } from './call-flow.js';
 import { LinkedCallSignal } from './call-signal.js';
 import type { StepRunnerEvent, ToolCallEvent } from '../machines/tool-call-machine.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
@@ -51,7 +51,7 @@ export function toolCallActors(steps: ToolCallSteps) {
         const definition = STEP[step];
         const move = definition.perform!(steps, state, { signal: current.signal, hold });
         if (!(move instanceof Promise)) return answer(move);
-        if (definition.timeout !== undefined) {
+        if (needsTimer(definition, steps, state)) {
           current.timer = setTimeout(() => {
             if (running !== current || stopped) return;
             drop(new DOMException(`the call timed out after ${state.input.timeoutMs} ms`, 'TimeoutError'));

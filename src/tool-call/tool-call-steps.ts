@@ -4,8 +4,9 @@
  * `call-flow.ts`; the machine and the fast path both run these through it.
  */
 import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
-import { CALL_SIGNAL, VALIDATED_AGAINST, type InvokeOptions, type ToolResult } from '../registry/tool-descriptor.js';
+import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolResult } from '../registry/tool-descriptor.js';
 import type { CallSignal } from './call-signal.js';
+import type { JsonSchema } from '../registry/json-schema-validators.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 
@@ -26,6 +27,8 @@ export interface ToolCallSteps {
   /** `signal` aborts the tool (its `AbortSignal` is made only if the handler reads it). */
   invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: CallSignal): Promise<ToolResult>;
   rewriteResult(input: ToolCallInput, result: ToolResult): Promise<ToolResult>;
+  /** Whether the tool's handler enforces `input.timeoutMs` itself (then the call arms no timer for it). */
+  keepsOwnDeadline?(input: ToolCallInput): boolean;
   commit(input: ToolCallInput, checkpointId: string | undefined): Promise<CommitReport>;
   rollback(input: ToolCallInput, checkpointId: string | undefined): Promise<RollbackReport>;
 }
@@ -50,17 +53,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs({ ...args }, input.tool.inputSchema) : { ...args }),
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
     invoke: (input, args, signal) => {
-      const options: InvokeOptions = {
-        // The call validated these very arguments against this very schema: once is enough.
-        [VALIDATED_AGAINST]: input.tool.inputSchema,
-        [CALL_SIGNAL]: signal,
-        timeoutMs: input.timeoutMs,
-        // Made on first read: an in-process tool that never looks at ctx.signal costs no AbortController.
-        get signal() {
-          return signal.signal;
-        },
-        meta: input.meta,
-      };
+      const options = new CallInvokeOptions(input, signal);
       const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, options);
       if (workspace && !input.tool.capabilities.readOnly) {
         invocations.set(input.callId, running);
@@ -70,6 +63,13 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
         );
       }
       return running;
+    },
+    keepsOwnDeadline: (input) => {
+      try {
+        return (registry.handlerOf(input.tool.name) as { [KEEPS_OWN_DEADLINE]?: true })[KEEPS_OWN_DEADLINE] === true;
+      } catch {
+        return false; // no handler: the invoke step has already failed
+      }
     },
     rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),
     commit: async (input, checkpointId) => {
@@ -87,6 +87,30 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
       return workspace.rollback(checkpointId);
     },
   };
+}
+
+/**
+ * A handler's options for one call, as a class (one shape, the getter on the prototype): made for
+ * every call, an object literal with symbol keys and a getter costs several times as much.
+ */
+class CallInvokeOptions implements InvokeOptions {
+  // The call validated these very arguments against this very schema: once is enough.
+  readonly [VALIDATED_AGAINST]: JsonSchema;
+  readonly [CALL_SIGNAL]: CallSignal;
+  readonly timeoutMs: number;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(input: ToolCallInput, signal: CallSignal) {
+    this[VALIDATED_AGAINST] = input.tool.inputSchema;
+    this[CALL_SIGNAL] = signal;
+    this.timeoutMs = input.timeoutMs;
+    this.meta = input.meta;
+  }
+
+  /** Made on first read: an in-process tool that never looks at ctx.signal costs no AbortController. */
+  get signal(): AbortSignal {
+    return this[CALL_SIGNAL].signal;
+  }
 }
 
 function delay(ms: number): Promise<void> {
