@@ -105,7 +105,7 @@ export class ActorHandle implements AsyncDisposable {
       // call that must ask checks that much before the question (and the call again, under the lock).
       beforeApproval: wiring.workspace
         ? async (call) => {
-            const args = await wiring.workspace!.rewriter.rewriteArgs({ ...call.args }, call.tool.inputSchema);
+            const args = wiring.workspace!.rewriter.rewriteArgs(call.args, call.tool.inputSchema);
             if (!argsAreValid(call, args)) throw invalidArgsError(call, args);
           }
         : undefined,

@@ -49,8 +49,8 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
   return {
     authorize: (input) => (authorize ? authorize(input) : allowAll),
     acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
-    // The one copy of the arguments a sandboxed call makes: the rewriter works on it in place.
-    rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs({ ...args }, input.tool.inputSchema) : { ...args }),
+    // The rewriter's deep copy is the one copy a sandboxed call makes (it never mutates `args`).
+    rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs(args, input.tool.inputSchema) : args),
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
     invoke: (input, args, signal) => {
       const options = new CallInvokeOptions(input, signal);
