@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { executeToolCall } from '../src/tool-call/execute-tool-call.js';
 import type { ToolCallSteps } from '../src/tool-call/tool-call-steps.js';
 import { fastToolCall } from '../src/tool-call/fast-tool-call.js';
+import { linkCallSignal } from '../src/tool-call/call-signal.js';
 import { ErrorCode } from '../src/errors/codes.js';
 import { McpActorsError } from '../src/errors/mcp-actors-error.js';
 import type { CallOutcome, ToolCallInput } from '../src/tool-call/tool-call-io.js';
@@ -114,7 +115,7 @@ describe('the fast path', () => {
         };
         // `inspected` makes executeToolCall run the machine, as it does for an inspected call.
         const viaMachine = await executeToolCall(steps(script), input(script), { signal: signal(), inspected: true });
-        const viaFastPath = await fastToolCall(steps(script), input(script), signal());
+        const viaFastPath = await fastToolCall(steps(script), input(script), linkCallSignal(signal()));
         expect(comparable(viaFastPath)).toEqual(comparable(viaMachine));
       }),
       { numRuns: 1_000 },

@@ -64,7 +64,11 @@ export { ReadersWriterLock, type LockMode } from './sandbox/readers-writer-lock.
 export { toolCallMachine, type ToolCallContext, type ToolCallEvent } from './machines/tool-call-machine.js';
 export type { CallOutcome, CallStatus, FileChange, ToolCallInput, Authorization } from './tool-call/tool-call-io.js';
 export { runToolCall, type ToolCallRequest, type RunOptions } from './tool-call/run-tool-call.js';
-export type { ToolCallEnvironment } from './tool-call/tool-call-steps.js';
+export { toolCallSteps, type ToolCallEnvironment, type ToolCallSteps } from './tool-call/tool-call-steps.js';
+// The machine's one actor, over a set of steps: toolCallMachine.provide({ actors: toolCallActors(steps) }).
+export { toolCallActors } from './tool-call/tool-call-actors.js';
+export { CALL_STEPS, type CallStep, type CallState, type Move, type StepName } from './tool-call/call-flow.js';
+export type { CallSignal } from './tool-call/call-signal.js';
 export { actorMachine } from './machines/actor-machine.js';
 export { runtimeMachine } from './machines/runtime-machine.js';
 export { toMermaid } from './machines/to-mermaid.js';

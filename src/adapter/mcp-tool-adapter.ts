@@ -327,6 +327,12 @@ export function toolErrorCodeOf(error: unknown): ToolErrorCode {
       return error.code;
     case ErrorCode.PROTOCOL_ERROR:
       return error.details.mcpCode === McpErrorCode.MethodNotFound ? 'NOT_FOUND' : 'SERVER_ERROR';
+    // Refused by the client before it was sent (bad arguments or options): not a lost connection.
+    case ErrorCode.INVALID_ARGUMENT:
+      return 'VALIDATION';
+    case ErrorCode.PERMISSION_DENIED:
+    case ErrorCode.TENANT_MISMATCH:
+      return error.code;
     default:
       return 'CONNECTION_LOST';
   }

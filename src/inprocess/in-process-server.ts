@@ -6,16 +6,17 @@
  * result (`content` + structured `data`) back.
  *
  * The handler is a hot path, measured in microseconds: validators are compiled once at
- * registration, the arguments are not copied (the runtime copies them before a handler sees them),
- * and the context's AbortSignal is made only if the tool reads it.
+ * registration, arguments the call path has validated against this very schema are not validated
+ * again, and the context's AbortSignal is made only if the tool reads it.
  */
 import type { ValidateFunction } from 'ajv';
 import { DEFAULT_TENANT_KEY } from '../config/agents-file-schema.js';
 import { ConfigError, ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
 import { inferCapabilities } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema, type SchemaViolation } from '../registry/json-schema-validators.js';
-import type { InvokeOptions, ToolDescriptor, ToolErrorCode, ToolHandler, ToolResult } from '../registry/tool-descriptor.js';
+import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolHandler, type ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { CallSignal } from '../tool-call/call-signal.js';
 import type { DomainServer } from './define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES, domainToolProblems, type DomainTool, type LogLevel, type ToolContext } from './define-tool.js';
 import { categoryAnnotations, categoryCapabilities } from './tool-category.js';
@@ -214,7 +215,7 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
 
 function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: string | undefined, hooks: CallHooks | undefined): ToolHandler {
   const { tenantKey } = prepared;
-  return (args, options = NO_OPTIONS) => {
+  const handler: ToolHandler = (args, options = NO_OPTIONS) => {
     const meta = options.meta;
     if (meta === undefined) return callDomainTool(prepared, args, tenant, actor, undefined, options, hooks);
     // The tenant is the registration's; a call whose _meta names another one is a cross-tenant bug upstream.
@@ -232,6 +233,8 @@ function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: s
     const caller = actor ?? (typeof meta.actor === 'string' ? meta.actor : undefined);
     return callDomainTool(prepared, args, tenant, caller, callId, options, hooks);
   };
+  // callDomainTool races the tool against options.timeoutMs and the call's cancel itself.
+  return Object.assign(handler, { [KEEPS_OWN_DEADLINE]: true as const });
 }
 
 /**
@@ -248,7 +251,7 @@ export async function callDomainTool(
   hooks?: CallHooks,
 ): Promise<ToolResult> {
   const started = performance.now();
-  const external = options.signal;
+  const external = cancellationOf(options);
   if (external?.aborted) return failure(started, 'CANCELLED', `call "${prepared.label}" was cancelled before it started`);
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return failure(started, 'VALIDATION', `validation failed for "${prepared.label}": the arguments must be an object of named arguments`);
@@ -258,7 +261,8 @@ export async function callDomainTool(
     if (refused.has(key) || refused.has(key.toLowerCase())) return tenantArgumentRefused(prepared, key, started);
   }
   const validateInput = prepared.validateInput;
-  if (!validateInput(args)) {
+  // The call path validated these arguments, as the tool receives them, against this schema.
+  if (options[VALIDATED_AGAINST] !== prepared.tool.input && !validateInput(args)) {
     const violations = violationsOf(validateInput.errors);
     return failure(started, 'VALIDATION', `validation failed for "${prepared.label}": ${describeViolations(violations)}`, violations);
   }
@@ -399,7 +403,7 @@ class CallContext implements ToolContext {
   declare readonly elicit?: ToolContext['elicit'];
   declare readonly sample?: ToolContext['sample'];
   declare readonly releaseStream?: ToolContext['releaseStream'];
-  #external: AbortSignal | undefined;
+  #external: Cancellation | undefined;
   #timed: boolean;
   #controller: AbortController | undefined;
   #abortReason: unknown;
@@ -412,7 +416,7 @@ class CallContext implements ToolContext {
     tenantKey: string,
     callId: string,
     actor: string | undefined,
-    external: AbortSignal | undefined,
+    external: Cancellation | undefined,
     timed: boolean,
     label: string,
     hooks: CallHooks | undefined,
@@ -459,7 +463,7 @@ class CallContext implements ToolContext {
 
   get signal(): AbortSignal {
     // Untimed, the only way to abort is the caller's signal, so the tool gets that very signal.
-    if (!this.#timed) return this.#external ?? NEVER_ABORTED;
+    if (!this.#timed) return this.#external?.signal ?? NEVER_ABORTED;
     let controller = this.#controller;
     if (controller === undefined) {
       controller = new AbortController();
@@ -492,7 +496,7 @@ function settled(pending: PromiseLike<unknown>): Promise<Outcome> {
   );
 }
 
-function race(pending: PromiseLike<unknown>, ctx: CallContext, timeoutMs: number | undefined, external: AbortSignal | undefined): Promise<Outcome> {
+function race(pending: PromiseLike<unknown>, ctx: CallContext, timeoutMs: number | undefined, external: Cancellation | undefined): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
     let done = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -500,7 +504,7 @@ function race(pending: PromiseLike<unknown>, ctx: CallContext, timeoutMs: number
       if (done) return;
       done = true;
       if (timer !== undefined) clearTimeout(timer);
-      external?.removeEventListener('abort', onAbort);
+      unlisten?.();
       resolve(outcome);
     };
     const onAbort = (): void => {
@@ -513,12 +517,37 @@ function race(pending: PromiseLike<unknown>, ctx: CallContext, timeoutMs: number
         ctx.abort(new DOMException(`the call timed out after ${timeoutMs} ms`, 'TimeoutError'));
       }, timeoutMs);
     }
-    external?.addEventListener('abort', onAbort, { once: true });
+    const unlisten = external?.onAbort(onAbort);
     pending.then(
       (value) => settle({ kind: 'value', value }),
       (error: unknown) => settle({ kind: 'error', error }),
     );
   });
+}
+
+/** A call's cancellation as the handler uses it: the call path's `CallSignal`, or a caller's plain signal. */
+type Cancellation = Pick<CallSignal, 'aborted' | 'reason' | 'signal' | 'onAbort'>;
+
+function cancellationOf(options: InvokeOptions): Cancellation | undefined {
+  // The call path's signal first: reading `options.signal` would make its AbortController.
+  const call = options[CALL_SIGNAL];
+  if (call !== undefined) return call;
+  const signal = options.signal;
+  if (signal === undefined) return undefined;
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason() {
+      return signal.reason;
+    },
+    signal,
+    onAbort(listener) {
+      const onAbort = (): void => listener(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      return () => signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

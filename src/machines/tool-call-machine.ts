@@ -1,57 +1,68 @@
 /**
- * Every tool call as a statechart:
+ * Every tool call as a statechart, built from the call's step list (`src/tool-call/call-flow.ts`):
+ * one state a step, in the list's order, then `done`.
  *
- *   validating → authorizing → locked(acquiring → rewritingPaths → checkpointing → invoking
- *                                     → rewritingResult → committing | rollingBack) → done
+ *   validating → authorizing → acquiring → rewritingPaths → checkpointing → invoking
+ *              → rewritingResult → committing | rollingBack → done
  *
- * Read-only tools skip the checkpoint. A failure, timeout, cancel or output-validation error after
- * the checkpoint rolls the sandbox back. Every call ends exactly once, with an outcome whose status
- * is committed, rolled-back, failed or rejected. Pure: the I/O comes in through `setup({ actors })`.
+ * A step that decides from the call's state alone (validating, or a step this call skips) is an
+ * eventless transition; a step with I/O asks the call's one step runner (`runSteps`, invoked for
+ * the machine's whole life) and moves when it answers `step.done`. One child actor a call instead
+ * of one a step: that is most of what a machine call costs. Cancel (`call.cancel`) and the call's
+ * timeout (timed by the runner, only for a step that does not answer at once) act only in the steps
+ * the list gives them to; the steps a call skips are never entered. Every call ends exactly once, with an
+ * outcome whose status is committed, rolled-back, failed or rejected. Pure: the I/O comes in through
+ * `setup({ actors })` (`toolCallActors(steps)` in `src/tool-call/tool-call-actors.ts`).
  */
-import { assign, fromCallback, fromPromise, setup } from 'xstate';
-import { ErrorCode } from '../errors/codes.js';
-import type { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { ToolResult } from '../registry/tool-descriptor.js';
+import { assign, enqueueActions, fromCallback, setup } from 'xstate';
 import {
-  argsAreValid,
-  asCallError,
-  authorizeFailedError,
-  cancelledError,
-  deniedError,
-  invalidArgsError,
-  rollbackFailedError,
-  rolledBackNote,
-  threwError,
-  timeoutError,
-  toolFailedError,
-  waitedTooLongError,
-} from '../tool-call/tool-call-errors.js';
-import type { Authorization, CallOutcome, CallStatus, CommitReport, FileChange, RollbackReport, ToolCallInput } from '../tool-call/tool-call-io.js';
+  CALL_STEPS,
+  FIRST_STEP,
+  STEP,
+  followSkips,
+  initialState,
+  reachable,
+  outcomeOf,
+  type CallState,
+  type CallStep,
+  type Move,
+  type StepName,
+  type Target,
+} from '../tool-call/call-flow.js';
+import type { CallOutcome, ToolCallInput } from '../tool-call/tool-call-io.js';
 
-export interface ToolCallContext {
-  readonly input: ToolCallInput;
-  readonly args: Readonly<Record<string, unknown>>;
-  readonly checkpointId: string | undefined;
-  readonly result: ToolResult | undefined;
-  readonly changes: readonly FileChange[];
-  readonly error: McpActorsError | undefined;
-  readonly status: CallStatus | undefined;
-  readonly note: string | undefined;
-}
 
+export type ToolCallContext = CallState;
+
+/** What the call machine hears: a cancel from outside, a step's answer from its runner. */
 export type ToolCallEvent =
   | { readonly type: 'call.cancel'; readonly reason?: string }
-  | { readonly type: 'lock.acquired' }
-  | { readonly type: 'lock.failed'; readonly error: unknown };
+  | { readonly type: 'step.done'; readonly step: StepName; readonly move: Move }
+  | { readonly type: 'step.timeout'; readonly step: StepName };
 
-const mayWrite = (input: ToolCallInput): boolean => !input.tool.capabilities.readOnly;
+/** What the step runner hears from the call machine. */
+export type StepRunnerEvent =
+  | { readonly type: 'step.run'; readonly step: StepName; readonly state: CallState }
+  | { readonly type: 'step.abort'; readonly step: StepName; readonly reason: unknown };
 
-function notProvided(name: string): never {
-  throw new Error(`the tool-call machine's "${name}" actor was not provided; use toolCallMachine.provide({ actors })`);
+interface StepParams {
+  readonly step: StepName;
 }
 
+/** The move a step decided (pure, skips followed), or the one its runner answered (skips followed there). */
+function moveOf(context: CallState, event: ToolCallEvent, step: StepName, kind: 'decide' | 'done'): Move | undefined {
+  if (kind === 'decide') {
+    const decided = STEP[step].decide?.move(context);
+    return decided === undefined ? undefined : followSkips(context, decided);
+  }
+  return event.type === 'step.done' && event.step === step ? event.move : undefined;
+}
 
-export const toolCallMachine = setup({
+function notProvided(name: string): never {
+  throw new Error(`the tool-call machine's "${name}" actor was not provided; use toolCallMachine.provide({ actors: toolCallActors(steps) })`);
+}
+
+const callSetup = setup({
   types: {
     context: {} as ToolCallContext,
     events: {} as ToolCallEvent,
@@ -59,218 +70,68 @@ export const toolCallMachine = setup({
     output: {} as CallOutcome,
   },
   actors: {
-    authorizeCall: fromPromise<Authorization, ToolCallInput>(async () => notProvided('authorizeCall')),
-    holdLock: fromCallback<ToolCallEvent, { mode: 'read' | 'write' }>(() => notProvided('holdLock')),
-    rewriteArgs: fromPromise<Record<string, unknown>, { input: ToolCallInput; args: Readonly<Record<string, unknown>> }>(async () =>
-      notProvided('rewriteArgs'),
-    ),
-    takeCheckpoint: fromPromise<string, { input: ToolCallInput }>(async () => notProvided('takeCheckpoint')),
-    invokeTool: fromPromise<ToolResult, { input: ToolCallInput; args: Readonly<Record<string, unknown>> }>(async () =>
-      notProvided('invokeTool'),
-    ),
-    rewriteResult: fromPromise<ToolResult, { input: ToolCallInput; result: ToolResult }>(async () => notProvided('rewriteResult')),
-    commitCall: fromPromise<CommitReport, { input: ToolCallInput; checkpointId: string | undefined }>(async () =>
-      notProvided('commitCall'),
-    ),
-    rollbackCall: fromPromise<RollbackReport, { input: ToolCallInput; checkpointId: string | undefined }>(async () =>
-      notProvided('rollbackCall'),
-    ),
+    runSteps: fromCallback<StepRunnerEvent>(() => notProvided('runSteps')),
   },
   guards: {
-    argsAreValid: ({ context }) => argsAreValid(context.input, context.args),
-    isAllowed: (_, params: { authorization: Authorization }) => params.authorization.allowed,
-    isSandboxed: ({ context }) => context.input.sandboxed,
-    mayWrite: ({ context }) => mayWrite(context.input),
-    resultSucceeded: (_, params: { result: ToolResult }) => params.result.success,
-    commitOk: (_, params: { report: CommitReport }) => params.report.ok,
-    notSandboxed: ({ context }) => !context.input.sandboxed,
-    sandboxRestored: (_, params: { report: RollbackReport }) => params.report.restored,
+    decidedTo: ({ context, event }, params: StepParams & { readonly to: Target }) => moveOf(context, event, params.step, 'decide')?.to === params.to,
+    answeredTo: ({ context, event }, params: StepParams & { readonly to: Target }) => moveOf(context, event, params.step, 'done')?.to === params.to,
   },
   actions: {
-    rejectInvalidArgs: assign(({ context }) => ({ status: 'rejected' as const, error: invalidArgsError(context.input, context.args) })),
-    rejectUnauthorized: assign(({ context }, params: { authorization: Authorization }) => ({
-      status: 'rejected' as const,
-      error: params.authorization.allowed
-        ? authorizeFailedError(context.input, new Error('the permission check allowed the call and refused it'))
-        : deniedError(context.input, params.authorization),
-    })),
-    rejectUnauthorizable: assign(({ context }, params: { error: unknown }) => ({
-      status: 'rejected' as const,
-      error: authorizeFailedError(context.input, params.error),
-    })),
-    rejectWith: assign((_, params: { error: unknown }) => ({
-      status: 'rejected' as const,
-      error: asCallError(params.error, ErrorCode.SANDBOX_PATH, 'the call could not be prepared'),
-    })),
-    failWith: assign((_, params: { error: unknown }) => ({
-      status: 'failed' as const,
-      error: asCallError(params.error, ErrorCode.CHECKPOINT_FAILED, 'the call failed'),
-    })),
-    rememberArgs: assign((_, params: { args: Readonly<Record<string, unknown>> }) => ({ args: params.args })),
-    rememberCheckpoint: assign((_, params: { checkpointId: string }) => ({ checkpointId: params.checkpointId })),
-    rememberResult: assign((_, params: { result: ToolResult }) => ({ result: params.result })),
-    recordToolFailure: assign(({ context }, params: { result: ToolResult }) => ({
-      result: params.result,
-      error: toolFailedError(context.input, params.result),
-    })),
-    recordInvokeError: assign(({ context }, params: { error: unknown }) => ({ error: threwError(context.input, params.error) })),
-    recordTimeout: assign(({ context }) => ({ error: timeoutError(context.input) })),
-    failWaitingForApproval: assign(({ context }) => ({ status: 'failed' as const, error: waitedTooLongError(context.input, 'approval') })),
-    failWaitingForLock: assign(({ context }) => ({ status: 'failed' as const, error: waitedTooLongError(context.input, 'the sandbox lock') })),
-    recordCancel: assign(({ event, context }) => ({
-      error: cancelledError(context.input, event.type === 'call.cancel' ? event.reason : undefined),
-    })),
-    recordCommit: assign((_, params: { report: CommitReport }) => ({ changes: params.report.changes })),
-    recordViolation: assign((_, params: { report: CommitReport }) =>
-      params.report.ok ? { changes: params.report.changes } : { error: params.report.violation, changes: params.report.changes },
+    applyDecision: assign(({ context, event }, params: StepParams) => moveOf(context, event, params.step, 'decide')?.patch ?? {}),
+    applyAnswer: assign(({ context, event }, params: StepParams) => moveOf(context, event, params.step, 'done')?.patch ?? {}),
+    applyCancel: assign(({ context, event }, params: StepParams) =>
+      STEP[params.step].cancel?.patch(context, event.type === 'call.cancel' ? event.reason : undefined) ?? {},
     ),
-    markCommitted: assign({ status: 'committed' as const, error: undefined }),
-    markFailed: assign({ status: 'failed' as const }),
-    markRolledBack: assign(({ context }, params: { report: RollbackReport }) => ({
-      status: 'rolled-back' as const,
-      error: params.report.violation ?? context.error,
-      note: rolledBackNote(context.input),
-    })),
-    markRollbackFailed: assign(({ context }, params: { error: unknown }) => ({
-      status: 'failed' as const,
-      error: rollbackFailedError(context.input, params.error, context.error),
-    })),
+    applyTimeout: assign(({ context }, params: StepParams) => STEP[params.step].timeout?.patch(context) ?? {}),
+    runStep: enqueueActions(({ context, enqueue }, params: StepParams) => {
+      if (STEP[params.step].decide?.move(context) === undefined) enqueue.sendTo('runner', { type: 'step.run', step: params.step, state: context });
+    }),
+    abortStep: enqueueActions(({ enqueue, event }, params: StepParams) => {
+      enqueue.sendTo('runner', { type: 'step.abort', step: params.step, reason: event.type === 'call.cancel' ? (event.reason ?? 'cancelled') : 'aborted' });
+    }),
   },
-  delays: {
-    callTimeout: ({ context }) => context.input.timeoutMs,
-  },
-}).createMachine({
-  id: 'toolCall',
-  context: ({ input }) => ({
-    input,
-    args: input.args,
-    checkpointId: undefined,
-    result: undefined,
-    changes: [],
-    error: undefined,
-    status: undefined,
-    note: undefined,
-  }),
-  initial: 'validating',
-  states: {
-    validating: {
-      always: [{ guard: 'argsAreValid', target: 'authorizing' }, { target: 'done', actions: 'rejectInvalidArgs' }],
-    },
-    authorizing: {
-      invoke: {
-        src: 'authorizeCall',
-        input: ({ context }) => context.input,
-        onDone: [
-          { guard: { type: 'isAllowed', params: ({ event }) => ({ authorization: event.output }) }, target: 'locked' },
-          { target: 'done', actions: { type: 'rejectUnauthorized', params: ({ event }) => ({ authorization: event.output }) } },
-        ],
-        onError: { target: 'done', actions: { type: 'rejectUnauthorizable', params: ({ event }) => ({ error: event.error }) } },
-      },
-      on: { 'call.cancel': { target: 'done', actions: ['recordCancel', 'markFailed'] } },
-      after: { callTimeout: { target: 'done', actions: 'failWaitingForApproval' } },
-    },
-    locked: {
-      initial: 'acquiring',
-      invoke: { src: 'holdLock', input: ({ context }) => ({ mode: mayWrite(context.input) ? 'write' : 'read' }) },
-      states: {
-        acquiring: {
+});
+
+type StepStateConfig = NonNullable<Parameters<typeof callSetup.createMachine>[0]['states']>[string];
+
+/** A step's guarded transitions, one to each target it may decide or answer. */
+function movesTo(step: CallStep, targets: readonly Target[], kind: 'decide' | 'done') {
+  return targets.map((to) => ({
+    guard: { type: kind === 'decide' ? ('decidedTo' as const) : ('answeredTo' as const), params: { step: step.name, to } },
+    target: to,
+    actions: { type: kind === 'decide' ? ('applyDecision' as const) : ('applyAnswer' as const), params: { step: step.name } },
+  }));
+}
+
+function stepState(step: CallStep): StepStateConfig {
+  const params = { step: step.name };
+  return {
+    ...(step.decide ? { always: movesTo(step, reachable(step.decide.to), 'decide') } : {}),
+    ...(step.perform
+      ? {
+          entry: { type: 'runStep' as const, params },
           on: {
-            'lock.acquired': [{ guard: 'isSandboxed', target: 'rewritingPaths' }, { target: 'invoking' }],
-            'lock.failed': { target: '#toolCall.done', actions: { type: 'failWith', params: ({ event }) => ({ error: event.error }) } },
-            'call.cancel': { target: '#toolCall.done', actions: ['recordCancel', 'markFailed'] },
+            'step.done': movesTo(step, reachable(step.to), 'done'),
+            ...(step.cancel
+              ? { 'call.cancel': { target: step.cancel.to, actions: [{ type: 'applyCancel' as const, params }, { type: 'abortStep' as const, params }] } }
+              : {}),
+            // The runner times a step that did not answer at once, as the fast path does.
+            ...(step.timeout ? { 'step.timeout': { target: step.timeout.to, actions: { type: 'applyTimeout' as const, params } } } : {}),
           },
-          after: { callTimeout: { target: '#toolCall.done', actions: 'failWaitingForLock' } },
-        },
-        rewritingPaths: {
-          invoke: {
-            src: 'rewriteArgs',
-            input: ({ context }) => ({ input: context.input, args: context.args }),
-            onDone: [
-              { guard: 'mayWrite', target: 'checkpointing', actions: { type: 'rememberArgs', params: ({ event }) => ({ args: event.output }) } },
-              { target: 'invoking', actions: { type: 'rememberArgs', params: ({ event }) => ({ args: event.output }) } },
-            ],
-            onError: { target: '#toolCall.done', actions: { type: 'rejectWith', params: ({ event }) => ({ error: event.error }) } },
-          },
-        },
-        checkpointing: {
-          invoke: {
-            src: 'takeCheckpoint',
-            input: ({ context }) => ({ input: context.input }),
-            onDone: { target: 'invoking', actions: { type: 'rememberCheckpoint', params: ({ event }) => ({ checkpointId: event.output }) } },
-            onError: { target: '#toolCall.done', actions: { type: 'failWith', params: ({ event }) => ({ error: event.error }) } },
-          },
-        },
-        invoking: {
-          invoke: {
-            src: 'invokeTool',
-            input: ({ context }) => ({ input: context.input, args: context.args }),
-            onDone: [
-              {
-                guard: { type: 'resultSucceeded', params: ({ event }) => ({ result: event.output }) },
-                target: 'rewritingResult',
-                actions: { type: 'rememberResult', params: ({ event }) => ({ result: event.output }) },
-              },
-              { target: 'rollingBack', actions: { type: 'recordToolFailure', params: ({ event }) => ({ result: event.output }) } },
-            ],
-            onError: { target: 'rollingBack', actions: { type: 'recordInvokeError', params: ({ event }) => ({ error: event.error }) } },
-          },
-          after: { callTimeout: { target: 'rollingBack', actions: 'recordTimeout' } },
-          on: { 'call.cancel': { target: 'rollingBack', actions: 'recordCancel' } },
-        },
-        rewritingResult: {
-          invoke: {
-            src: 'rewriteResult',
-            input: ({ context }) => ({ input: context.input, result: context.result! }),
-            onDone: { target: 'committing', actions: { type: 'rememberResult', params: ({ event }) => ({ result: event.output }) } },
-            onError: { target: 'rollingBack', actions: { type: 'recordInvokeError', params: ({ event }) => ({ error: event.error }) } },
-          },
-        },
-        committing: {
-          invoke: {
-            src: 'commitCall',
-            input: ({ context }) => ({ input: context.input, checkpointId: context.checkpointId }),
-            onDone: [
-              {
-                guard: { type: 'commitOk', params: ({ event }) => ({ report: event.output }) },
-                target: '#toolCall.done',
-                actions: [{ type: 'recordCommit', params: ({ event }) => ({ report: event.output }) }, 'markCommitted'],
-              },
-              { target: 'rollingBack', actions: { type: 'recordViolation', params: ({ event }) => ({ report: event.output }) } },
-            ],
-            onError: { target: 'rollingBack', actions: { type: 'recordInvokeError', params: ({ event }) => ({ error: event.error }) } },
-          },
-        },
-        rollingBack: {
-          always: { guard: 'notSandboxed', target: '#toolCall.done', actions: 'markFailed' },
-          invoke: {
-            src: 'rollbackCall',
-            input: ({ context }) => ({ input: context.input, checkpointId: context.checkpointId }),
-            onDone: [
-              {
-                guard: { type: 'sandboxRestored', params: ({ event }) => ({ report: event.output }) },
-                target: '#toolCall.done',
-                actions: { type: 'markRolledBack', params: ({ event }) => ({ report: event.output }) },
-              },
-              { target: '#toolCall.done', actions: 'markFailed' },
-            ],
-            onError: { target: '#toolCall.done', actions: { type: 'markRollbackFailed', params: ({ event }) => ({ error: event.error }) } },
-          },
-        },
-      },
-    },
-    done: {
-      type: 'final',
-    },
+        }
+      : {}),
+  };
+}
+
+export const toolCallMachine = callSetup.createMachine({
+  id: 'toolCall',
+  context: ({ input }) => initialState(input),
+  // The one runner of the call's steps; stopped (releasing the lock it holds) when the call ends.
+  invoke: { id: 'runner', src: 'runSteps' },
+  initial: FIRST_STEP,
+  states: {
+    ...Object.fromEntries(CALL_STEPS.map((step) => [step.name, stepState(step)])),
+    done: { type: 'final' },
   },
-  output: ({ context }) => ({
-    callId: context.input.callId,
-    tool: context.input.tool.name,
-    status: context.status ?? 'failed',
-    result: context.result,
-    changes: context.changes,
-    checkpointId: context.checkpointId,
-    error: context.error,
-    note: context.note,
-    durationMs: Date.now() - context.input.startedAt,
-  }),
+  output: ({ context }) => outcomeOf(context),
 });

@@ -6,6 +6,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import type { CapabilityProvenance, InferenceInput, ToolAnnotations, ToolCapability } from './capabilities.js';
 import type { JsonSchema } from './json-schema-validators.js';
+import type { CallSignal } from '../tool-call/call-signal.js';
 
 export const TOOL_SOURCES = ['mcp', 'builtin', 'custom', 'agent-skill'] as const;
 export type ToolSource = (typeof TOOL_SOURCES)[number];
@@ -75,8 +76,22 @@ export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
  */
 export const VALIDATED_AGAINST: unique symbol = Symbol('mcp-actors.validatedAgainst');
 
+/**
+ * Set by the call path beside `signal`: the call's signal as a `CallSignal`, whose `aborted` and
+ * `onAbort` cost no `AbortController` (reading `signal` makes one). Internal: not exported.
+ */
+export const CALL_SIGNAL: unique symbol = Symbol('mcp-actors.callSignal');
+
+/**
+ * Set (to `true`) on a handler that enforces `options.timeoutMs` and the call's cancel itself,
+ * answering with a REQUEST_TIMEOUT or CANCELLED result (the in-process handlers): the call path
+ * then arms no timer of its own for it. Internal: not exported.
+ */
+export const KEEPS_OWN_DEADLINE: unique symbol = Symbol('mcp-actors.keepsOwnDeadline');
+
 export interface InvokeOptions {
   readonly [VALIDATED_AGAINST]?: JsonSchema;
+  readonly [CALL_SIGNAL]?: CallSignal;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** `_meta` sent with the call (e.g. the tenant id). */

@@ -12,6 +12,7 @@ import { executeToolCall } from '../tool-call/execute-tool-call.js';
 import { unknownToolOutcome } from '../tool-call/run-tool-call.js';
 import { toolCallSteps } from '../tool-call/tool-call-steps.js';
 import { CallSet } from '../tool-call/call-signal.js';
+import { argsAreValid, invalidArgsError } from '../tool-call/tool-call-errors.js';
 import type { DomainServer } from '../inprocess/define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
@@ -108,7 +109,14 @@ export class ActorHandle implements AsyncDisposable {
       approve: wiring.approve,
       // Approval is asked only once the paths are known to stay in the sandbox (the rewrite under
       // the lock still decides; this one only spares the person a question with a known answer).
-      beforeApproval: wiring.workspace ? async (call) => wiring.workspace!.rewriter.rewriteArgs({ ...call.args }, call.tool.inputSchema) : undefined,
+      // In a sandbox the arguments are validated as the tool receives them, after rewriting: a
+      // call that must ask checks that much before the question (and the call again, under the lock).
+      beforeApproval: wiring.workspace
+        ? async (call) => {
+            const args = wiring.workspace!.rewriter.rewriteArgs(call.args, call.tool.inputSchema);
+            if (!argsAreValid(call, args)) throw invalidArgsError(call, args);
+          }
+        : undefined,
     });
     this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: this.authorize });
     // The runtime's machine spawns the actor's machine (its `agentActor`, whose activation work is
@@ -203,7 +211,7 @@ export class ActorHandle implements AsyncDisposable {
     const call = this.callSignals.open(options.signal);
     try {
       outcome = await executeToolCall(this.steps, input, {
-        signal: call.signal,
+        signal: call,
         parent: this.actor,
         inspected: this.wiring.inspected,
         systemId: `call:${callId}`,

@@ -9,20 +9,31 @@
  * Node 20 it keeps an internal entry per derived signal for as long as the source lives (200k calls:
  * +11 MiB after gc), while no listener count shows it.
  *
+ * Why lazy: an `AbortController` costs about a microsecond to make and more to collect, which is a
+ * third of an in-process read call. A call's `AbortSignal` is made only when someone reads
+ * `signal` (a tool reading `ctx.signal`, the MCP client handing it to the SDK); the call path
+ * itself asks `aborted` and registers with `onAbort`, which touch no `EventTarget`.
+ *
  * A call signal is never aborted once the call has settled: `unlink()` only detaches it, so the
  * SDK's listener on it is dropped with it and nothing is cancelled on the wire.
  */
 export interface CallSignal {
-  /** The call's own signal: aborted when any linked signal aborts before `unlink()`. */
+  /** The call's own `AbortSignal`, made on first read: aborted when the call is cancelled before `unlink()`. */
   readonly signal: AbortSignal;
+  /** Whether the call was cancelled (without making the `AbortSignal`). */
+  readonly aborted: boolean;
+  /** Why it was cancelled, once `aborted`. */
+  readonly reason: unknown;
+  /** Calls `listener` once when the call is cancelled; returns the removal. No `EventTarget` is involved. */
+  onAbort(listener: (reason: unknown) => void): () => void;
   /** Detaches from the linked signals; call it once the call has settled. Idempotent. */
   unlink(): void;
 }
 
-const NOTHING_TO_UNLINK = (): void => undefined;
+const NOTHING = (): void => undefined;
 
 /**
- * The signals `CallSet.open()` made: each belongs to exactly one call and is never aborted once
+ * The signals a `LinkedCallSignal` made (`CallSet.open()`'s calls): each belongs to exactly one call and is never aborted once
  * that call has settled, so a layer below (`McpClient.callTool`) may hand it to the SDK as it is
  * instead of linking a signal of its own to it (an AbortController costs microseconds).
  */
@@ -33,6 +44,105 @@ export function isCallScoped(signal: AbortSignal): boolean {
   return callScoped.has(signal);
 }
 
+/** One call's signal: aborted by `abort()` or by a linked source, until unlinked. */
+export class LinkedCallSignal implements CallSignal {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown = undefined;
+  #unlinked = false;
+  #listeners: ((reason: unknown) => void)[] | undefined;
+  #sources: AbortSignal[] | undefined;
+  #onSourceAbort: ((event: Event) => void) | undefined;
+  #onUnlink: ((call: LinkedCallSignal) => void) | undefined;
+  #unlistenParent: (() => void) | undefined;
+
+  constructor(sources: readonly (AbortSignal | undefined)[] = [], onUnlink?: (call: LinkedCallSignal) => void) {
+    this.#onUnlink = onUnlink;
+    for (const source of sources) {
+      if (source === undefined) continue;
+      if (source.aborted) {
+        this.abort(source.reason);
+        return;
+      }
+      this.#onSourceAbort ??= (event: Event): void => this.abort((event.target as AbortSignal).reason);
+      source.addEventListener('abort', this.#onSourceAbort, { once: true });
+      (this.#sources ??= []).push(source);
+    }
+  }
+
+  /** A signal aborted with `parent` (and on its own by `abort()`), linked through `onAbort`: no EventTarget. */
+  static within(parent: CallSignal): LinkedCallSignal {
+    const child = new LinkedCallSignal();
+    if (parent.aborted) child.abort(parent.reason);
+    else child.#unlistenParent = parent.onAbort((reason) => child.abort(reason));
+    return child;
+  }
+
+  get signal(): AbortSignal {
+    let controller = this.#controller;
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.#controller = controller;
+      callScoped.add(controller.signal);
+      if (this.#aborted) controller.abort(this.#reason);
+    }
+    return controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.#aborted || this.#unlinked) return NOTHING;
+    (this.#listeners ??= []).push(listener);
+    return () => {
+      const listeners = this.#listeners;
+      const at = listeners === undefined ? -1 : listeners.indexOf(listener);
+      if (at >= 0) listeners!.splice(at, 1);
+    };
+  }
+
+  /** Cancels the call (once; nothing after `unlink()`). */
+  abort(reason: unknown): void {
+    if (this.#aborted || this.#unlinked) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#detach();
+    this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener(reason);
+  }
+
+  unlink(): void {
+    if (this.#unlinked) return;
+    this.#unlinked = true;
+    this.#listeners = undefined;
+    this.#detach();
+    const onUnlink = this.#onUnlink;
+    this.#onUnlink = undefined;
+    onUnlink?.(this);
+  }
+
+  #detach(): void {
+    const unlistenParent = this.#unlistenParent;
+    if (unlistenParent !== undefined) {
+      this.#unlistenParent = undefined;
+      unlistenParent();
+    }
+    const sources = this.#sources;
+    if (sources === undefined) return;
+    this.#sources = undefined;
+    for (const source of sources) source.removeEventListener('abort', this.#onSourceAbort!);
+  }
+}
+
+
 /**
  * @example
  * const call = linkCallSignal(actorLifetime, options.signal);
@@ -40,26 +150,7 @@ export function isCallScoped(signal: AbortSignal): boolean {
  * finally { call.unlink(); }
  */
 export function linkCallSignal(...sources: readonly (AbortSignal | undefined)[]): CallSignal {
-  const controller = new AbortController();
-  const linked: AbortSignal[] = [];
-  const onAbort = function (this: AbortSignal): void {
-    unlink();
-    controller.abort(this.reason);
-  };
-  const unlink = (): void => {
-    for (const source of linked.splice(0)) source.removeEventListener('abort', onAbort);
-  };
-  for (const source of sources) {
-    if (source === undefined) continue;
-    if (source.aborted) {
-      unlink();
-      controller.abort(source.reason);
-      return { signal: controller.signal, unlink: NOTHING_TO_UNLINK };
-    }
-    source.addEventListener('abort', onAbort, { once: true });
-    linked.push(source);
-  }
-  return { signal: controller.signal, unlink: linked.length === 0 ? NOTHING_TO_UNLINK : unlink };
+  return new LinkedCallSignal(sources);
 }
 
 /**
@@ -71,53 +162,33 @@ export function linkCallSignal(...sources: readonly (AbortSignal | undefined)[])
  * @example
  * const calls = new CallSet();
  * const call = calls.open(options.signal);
- * try { return await run(call.signal); } finally { call.unlink(); }
+ * try { return await run(call); } finally { call.unlink(); }
  * // elsewhere, at shutdown:
  * calls.cancelAll(new Error('shutting down'));
  */
 export class CallSet {
-  readonly #open = new Set<AbortController>();
+  readonly #open = new Set<LinkedCallSignal>();
   #cancelled: { reason: unknown } | undefined;
+  readonly #forget = (call: LinkedCallSignal): void => void this.#open.delete(call);
 
   /** A signal for one call, aborted by the caller's `signal` or by `cancelAll()` until unlinked. */
   open(signal?: AbortSignal): CallSignal {
-    const controller = new AbortController();
-    if (this.#cancelled) {
-      controller.abort(this.#cancelled.reason);
-      return { signal: controller.signal, unlink: NOTHING_TO_UNLINK };
-    }
-    const caller = signal === undefined ? undefined : linkTo(controller, signal);
-    this.#open.add(controller);
-    callScoped.add(controller.signal);
-    return {
-      signal: controller.signal,
-      unlink: () => {
-        this.#open.delete(controller);
-        caller?.();
-      },
-    };
+    const call = new LinkedCallSignal(signal === undefined ? [] : [signal], this.#forget);
+    if (this.#cancelled) call.abort(this.#cancelled.reason);
+    else if (!call.aborted) this.#open.add(call);
+    return call;
   }
 
   /** Aborts every call open now, and every call opened from now on. */
   cancelAll(reason: unknown): void {
     this.#cancelled ??= { reason };
-    for (const controller of this.#open) controller.abort(reason);
+    const open = [...this.#open];
     this.#open.clear();
+    for (const call of open) call.abort(reason);
   }
 
   /** How many calls are open (for tests and status). */
   get size(): number {
     return this.#open.size;
   }
-}
-
-/** Aborts `controller` when `source` aborts; returns the unlink. */
-function linkTo(controller: AbortController, source: AbortSignal): () => void {
-  if (source.aborted) {
-    controller.abort(source.reason);
-    return NOTHING_TO_UNLINK;
-  }
-  const onAbort = (): void => controller.abort(source.reason);
-  source.addEventListener('abort', onAbort, { once: true });
-  return () => source.removeEventListener('abort', onAbort);
 }

@@ -1,17 +1,20 @@
 /**
  * Runs one prepared call: through the tool-call machine as an actor when it needs a checkpoint or
- * someone is inspecting (so the inspector sees every step), otherwise on the fast path through the
- * same steps.
+ * someone is inspecting (so the inspector sees every step), otherwise on the fast path, which walks
+ * the same step list.
  */
 import { createActor, toPromise, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import { toolCallMachine } from '../machines/tool-call-machine.js';
+import { reasonText } from './call-flow.js';
+import { LinkedCallSignal, type CallSignal } from './call-signal.js';
 import { canTakeFastPath, fastToolCall } from './fast-tool-call.js';
 import { toolCallActors } from './tool-call-actors.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
 
 export interface ExecuteOptions {
-  readonly signal?: AbortSignal | undefined;
+  /** The call's own signal (see `call-signal.ts`); a plain `AbortSignal` is linked to one for the call. */
+  readonly signal?: CallSignal | AbortSignal | undefined;
   /** Inspect the call's machine (root calls only; a call with a parent uses its parent's system). */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /** The actor the call belongs to: the call joins its system and shows under it. */
@@ -35,8 +38,19 @@ function machineFor(steps: ToolCallSteps): ReturnType<typeof toolCallMachine.pro
 }
 
 export async function executeToolCall(steps: ToolCallSteps, input: ToolCallInput, options: ExecuteOptions = {}): Promise<CallOutcome> {
+  const given = options.signal;
+  if (given === undefined || !(given instanceof AbortSignal)) return run(steps, input, options, given);
+  const call = new LinkedCallSignal([given]);
+  try {
+    return await run(steps, input, options, call);
+  } finally {
+    call.unlink();
+  }
+}
+
+async function run(steps: ToolCallSteps, input: ToolCallInput, options: ExecuteOptions, call: CallSignal | undefined): Promise<CallOutcome> {
   const inspected = options.inspected === true || options.inspect !== undefined;
-  if (canTakeFastPath(input, inspected)) return fastToolCall(steps, input, options.signal);
+  if (canTakeFastPath(input, inspected)) return fastToolCall(steps, input, call);
 
   const actor = createActor(machineFor(steps), {
     input,
@@ -44,17 +58,14 @@ export async function executeToolCall(steps: ToolCallSteps, input: ToolCallInput
     ...(options.id ? { id: options.id } : {}),
     ...(options.parent ? { parent: options.parent } : options.inspect ? { inspect: options.inspect } : {}),
   });
-  const signal = options.signal;
-  const onAbort = (): void => {
-    const reason = signal?.reason;
-    actor.send({ type: 'call.cancel', reason: reason instanceof Error ? reason.message : String(reason ?? 'aborted') });
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const cancel = (reason: unknown): void => actor.send({ type: 'call.cancel', reason: reasonText(reason) ?? 'aborted' });
+  // Cancelled before it started: the cancel waits in the mailbox and is the first thing the call hears.
+  if (call?.aborted) cancel(call.reason);
+  const unlisten = call?.onAbort(cancel);
   try {
     actor.start();
-    if (signal?.aborted) onAbort();
     return await toPromise(actor);
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    unlisten?.();
   }
 }

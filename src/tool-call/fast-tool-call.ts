@@ -1,27 +1,13 @@
 /**
- * The fast path: the tool-call machine's steps for a call that needs no checkpoint (a read-only
- * tool), run as plain functions — no actor, no transitions — when nobody is inspecting. Creating
- * and running a machine actor costs tens of microseconds; an in-process read call should cost a
- * few. The flow mirrors `toolCallMachine` state by state, and `properties/fast-path.test.ts`
- * checks that both give the same outcome for every generated call.
+ * The fast path: the call's step list (`call-flow.ts`) walked as plain function calls — no actor,
+ * no transitions — for a call that needs no checkpoint (a read-only tool) when nobody is
+ * inspecting. Creating and running a machine actor costs tens of microseconds; an in-process read
+ * call should cost a few. Every decision is the step list's, so the walk and the machine cannot
+ * differ in what a call does; `properties/fast-path.test.ts` checks that they agree.
  */
-import { ErrorCode } from '../errors/codes.js';
-import type { McpActorsError } from '../errors/mcp-actors-error.js';
-import {
-  argsAreValid,
-  asCallError,
-  authorizeFailedError,
-  cancelledError,
-  deniedError,
-  invalidArgsError,
-  rollbackFailedError,
-  rolledBackNote,
-  threwError,
-  timeoutError,
-  toolFailedError,
-} from './tool-call-errors.js';
-import type { Authorization, CallOutcome, CallStatus, FileChange, ToolCallInput } from './tool-call-io.js';
-import type { ToolResult } from '../registry/tool-descriptor.js';
+import { FIRST_STEP, STEP, fixedMove, needsTimer, initialState, outcomeOf, reasonText, type CallState, type CallStep, type Move, type StepScope, type Target } from './call-flow.js';
+import { LinkedCallSignal, type CallSignal } from './call-signal.js';
+import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
 
 /** Whether a call may take the fast path: no checkpoint needed and nobody inspecting. */
@@ -29,154 +15,98 @@ export function canTakeFastPath(input: ToolCallInput, inspected: boolean): boole
   return !inspected && input.tool.capabilities.readOnly;
 }
 
-const NO_CHANGES: readonly FileChange[] = Object.freeze([]);
-
-export async function fastToolCall(steps: ToolCallSteps, input: ToolCallInput, signal?: AbortSignal): Promise<CallOutcome> {
-  let args = input.args;
-  let result: ToolResult | undefined;
-  let changes: readonly FileChange[] = NO_CHANGES;
-  let error: McpActorsError | undefined;
-  let note: string | undefined;
-  const end = (status: CallStatus): CallOutcome => ({
-    callId: input.callId,
-    tool: input.tool.name,
-    status,
-    result,
-    changes,
-    checkpointId: undefined,
-    error,
-    note,
-    durationMs: Date.now() - input.startedAt,
-  });
-
-  // validating
-  if (!argsAreValid(input, args)) {
-    error = invalidArgsError(input, args);
-    return end('rejected');
-  }
-  // A call cancelled before it started ends in `authorizing`, as the machine's does.
-  if (signal?.aborted) {
-    error = cancelledError(input, reasonOf(signal));
-    return end('failed');
-  }
-  // authorizing
-  let authorization: Authorization;
-  try {
-    const answer = steps.authorize(input);
-    authorization = answer instanceof Promise ? await answer : answer;
-  } catch (cause) {
-    error = authorizeFailedError(input, cause);
-    return end('rejected');
-  }
-  if (!authorization.allowed) {
-    error = deniedError(input, authorization);
-    return end('rejected');
-  }
-  if (signal?.aborted) {
-    error = cancelledError(input, reasonOf(signal));
-    return end('failed');
-  }
-  // locked: acquiring
-  let release: () => void;
-  try {
-    release = await steps.acquireLock('read', signal);
-  } catch (cause) {
-    // Aborted while waiting for the lock: the machine's `call.cancel` in `acquiring`.
-    error = signal?.aborted ? cancelledError(input, reasonOf(signal)) : asCallError(cause, ErrorCode.CHECKPOINT_FAILED, 'the call failed');
-    return end('failed');
-  }
-  try {
-    // rewritingPaths
-    if (input.sandboxed) {
-      try {
-        args = await steps.rewriteArgs(input, args);
-      } catch (cause) {
-        error = asCallError(cause, ErrorCode.SANDBOX_PATH, 'the call could not be prepared');
-        return end('rejected');
-      }
-    }
-    // invoking (no checkpoint: the tool is read-only)
-    const invoked = await invokeWithDeadline(steps, input, args, signal);
-    if (invoked.kind === 'result' && invoked.result.success) {
-      result = invoked.result;
-      // rewritingResult
-      try {
-        result = await steps.rewriteResult(input, result);
-        // committing
-        const report = await steps.commit(input, undefined);
-        if (report.ok) {
-          changes = report.changes;
-          error = undefined;
-          return end('committed');
-        }
-        error = report.violation;
-        changes = report.changes;
-      } catch (cause) {
-        error = threwError(input, cause);
-      }
-    } else if (invoked.kind === 'result') {
-      result = invoked.result;
-      error = toolFailedError(input, invoked.result);
-    } else {
-      error = invoked.error;
-    }
-    // rollingBack
-    if (!input.sandboxed) return end('failed');
-    try {
-      const report = await steps.rollback(input, undefined);
-      if (!report.restored) return end('failed');
-      error = report.violation ?? error;
-      note = rolledBackNote(input);
-      return end('rolled-back');
-    } catch (cause) {
-      error = rollbackFailedError(input, cause, error);
-      return end('failed');
-    }
-  } finally {
-    release();
-  }
-}
-
-type Invoked = { kind: 'result'; result: ToolResult } | { kind: 'error'; error: McpActorsError };
+const NEVER_CANCELLED: CallSignal = new LinkedCallSignal();
 
 /**
- * The invoking state: the tool, raced against the call's timeout and the caller's cancel. No
- * AbortController of our own (one costs microseconds): the caller's signal reaches the tool, and
- * the handler enforces the same deadline itself, aborting the tool when it passes.
+ * Walks a call through its steps. `call` is the call's own signal (cancel); the steps that run get
+ * a signal of their own, aborted on cancel or on their timeout.
  */
-function invokeWithDeadline(
-  steps: ToolCallSteps,
-  input: ToolCallInput,
-  args: Readonly<Record<string, unknown>>,
-  signal: AbortSignal | undefined,
-): Promise<Invoked> {
-  return new Promise<Invoked>((resolve) => {
-    let settled = false;
-    const finish = (invoked: Invoked): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCancel);
-      resolve(invoked);
-    };
-    const onCancel = (): void => finish({ kind: 'error', error: cancelledError(input, reasonOf(signal)) });
-    let timer: NodeJS.Timeout | undefined;
-    if (signal?.aborted) return onCancel();
-    let running: Promise<ToolResult>;
-    try {
-      running = steps.invoke(input, args, signal);
-    } catch (cause) {
-      return finish({ kind: 'error', error: threwError(input, cause) });
+export async function fastToolCall(steps: ToolCallSteps, input: ToolCallInput, call: CallSignal = NEVER_CANCELLED): Promise<CallOutcome> {
+  const walk = new Walk(steps, call);
+  let state: CallState = initialState(input);
+  let at: Target = FIRST_STEP;
+  try {
+    while (at !== 'done') {
+      const step: CallStep = STEP[at];
+      let move = step.decide?.move(state);
+      if (move === undefined) {
+        const pending = walk.perform(step, state);
+        move = pending instanceof Promise ? await pending : pending;
+      }
+      if (move.patch !== undefined) state = { ...state, ...move.patch };
+      at = move.to;
     }
-    timer = setTimeout(() => finish({ kind: 'error', error: timeoutError(input) }), input.timeoutMs);
-    signal?.addEventListener('abort', onCancel, { once: true });
-    running.then(
-      (result) => finish({ kind: 'result', result }),
-      (cause: unknown) => finish({ kind: 'error', error: threwError(input, cause) }),
-    );
-  });
+  } finally {
+    walk.end();
+  }
+  return outcomeOf(state);
 }
 
-function reasonOf(signal: AbortSignal | undefined): string | undefined {
-  return signal?.reason === undefined ? undefined : String(signal.reason instanceof Error ? signal.reason.message : signal.reason);
+/**
+ * One walk's scope: the signal its steps get (made when a step first reads it; aborted by the
+ * call's cancel and by a step's timeout) and the locks it holds until the walk ends.
+ */
+class Walk implements StepScope {
+  #signal: LinkedCallSignal | undefined;
+  #timedOut: { reason: unknown } | undefined;
+  #held: (() => void)[] | undefined;
+
+  constructor(
+    private readonly steps: ToolCallSteps,
+    private readonly call: CallSignal,
+  ) {}
+
+  get signal(): CallSignal {
+    let signal = this.#signal;
+    if (signal === undefined) {
+      signal = LinkedCallSignal.within(this.call);
+      if (this.#timedOut) signal.abort(this.#timedOut.reason);
+      this.#signal = signal;
+    }
+    return signal;
+  }
+
+  hold(release: () => void): void {
+    (this.#held ??= []).push(release);
+  }
+
+  end(): void {
+    this.#signal?.unlink();
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined) for (const release of held) release();
+  }
+
+  /** One step's I/O, raced against the call's cancel and the step's timeout when it has them. */
+  perform(step: CallStep, state: CallState): Move | Promise<Move> {
+    const { cancel, timeout } = step;
+    const call = this.call;
+    if (cancel !== undefined && call.aborted) return fixedMove(cancel, state, reasonText(call.reason));
+    const pending = step.perform!(this.steps, state, this);
+    const timed = timeout !== undefined && needsTimer(step, this.steps, state);
+    if (!(pending instanceof Promise) || (cancel === undefined && !timed)) return pending;
+    return new Promise<Move>((resolve) => {
+      let settled = false;
+      const finish = (move: Move): void => {
+        if (settled) return;
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        unlisten();
+        resolve(move);
+      };
+      const unlisten = cancel === undefined ? noop : call.onAbort((reason) => finish(fixedMove(cancel, state, reasonText(reason))));
+      const timer =
+        !timed
+          ? undefined
+          : setTimeout(() => {
+              finish(fixedMove(timeout!, state));
+              const reason = new DOMException(`the call timed out after ${state.input.timeoutMs} ms`, 'TimeoutError');
+              this.#timedOut = { reason };
+              this.#signal?.abort(reason);
+            }, state.input.timeoutMs);
+      pending.then(finish);
+    });
+  }
 }
+
+const noop = (): void => undefined;

@@ -1,10 +1,12 @@
 /**
- * The steps of a tool call as plain async functions. The tool-call machine invokes them as actors;
- * the fast path (`fast-tool-call.ts`) calls the very same functions in the same order, so the two
- * cannot drift apart in what a step does — and a differential test checks they agree on the flow.
+ * The I/O of a tool call's steps, as plain functions over a registry and (when the call runs in a
+ * sandbox) a workspace. What a call does with them, and in which order, is said once in
+ * `call-flow.ts`; the machine and the fast path both run these through it.
  */
 import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
-import { VALIDATED_AGAINST, type ToolResult } from '../registry/tool-descriptor.js';
+import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolResult } from '../registry/tool-descriptor.js';
+import type { CallSignal } from './call-signal.js';
+import type { JsonSchema } from '../registry/json-schema-validators.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 
@@ -22,9 +24,11 @@ export interface ToolCallSteps {
   acquireLock(mode: 'read' | 'write', signal?: AbortSignal): Promise<() => void>;
   rewriteArgs(input: ToolCallInput, args: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>>;
   checkpoint(input: ToolCallInput): Promise<string>;
-  /** `signal` aborts the tool; the handler also enforces `input.timeoutMs` itself. */
-  invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: AbortSignal | undefined): Promise<ToolResult>;
+  /** `signal` aborts the tool (its `AbortSignal` is made only if the handler reads it). */
+  invoke(input: ToolCallInput, args: Readonly<Record<string, unknown>>, signal: CallSignal): Promise<ToolResult>;
   rewriteResult(input: ToolCallInput, result: ToolResult): Promise<ToolResult>;
+  /** Whether the tool's handler enforces `input.timeoutMs` itself (then the call arms no timer for it). */
+  keepsOwnDeadline?(input: ToolCallInput): boolean;
   commit(input: ToolCallInput, checkpointId: string | undefined): Promise<CommitReport>;
   rollback(input: ToolCallInput, checkpointId: string | undefined): Promise<RollbackReport>;
 }
@@ -45,17 +49,12 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
   return {
     authorize: (input) => (authorize ? authorize(input) : allowAll),
     acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
-    rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs({ ...args }, input.tool.inputSchema) : { ...args }),
+    // The rewriter's deep copy is the one copy a sandboxed call makes (it never mutates `args`).
+    rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs(args, input.tool.inputSchema) : args),
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
     invoke: (input, args, signal) => {
-      const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, {
-        // The validating step checked these arguments against this very schema: once is enough.
-        [VALIDATED_AGAINST]: input.tool.inputSchema,
-        timeoutMs: input.timeoutMs,
-        ...(signal ? { signal } : {}),
-        ...(input.meta ? { meta: input.meta } : {}),
-        ...(input.context ? { context: input.context } : {}),
-      });
+      const options = new CallInvokeOptions(input, signal);
+      const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, options);
       if (workspace && !input.tool.capabilities.readOnly) {
         invocations.set(input.callId, running);
         void running.then(
@@ -64,6 +63,13 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
         );
       }
       return running;
+    },
+    keepsOwnDeadline: (input) => {
+      try {
+        return (registry.handlerOf(input.tool.name) as { [KEEPS_OWN_DEADLINE]?: true })[KEEPS_OWN_DEADLINE] === true;
+      } catch {
+        return false; // no handler: the invoke step has already failed
+      }
     },
     rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),
     commit: async (input, checkpointId) => {
@@ -81,6 +87,32 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
       return workspace.rollback(checkpointId);
     },
   };
+}
+
+/**
+ * A handler's options for one call, as a class (one shape, the getter on the prototype): made for
+ * every call, an object literal with symbol keys and a getter costs several times as much.
+ */
+class CallInvokeOptions implements InvokeOptions {
+  // The call validated these very arguments against this very schema: once is enough.
+  readonly [VALIDATED_AGAINST]: JsonSchema;
+  readonly [CALL_SIGNAL]: CallSignal;
+  readonly timeoutMs: number;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  readonly context: InvokeOptions['context'];
+
+  constructor(input: ToolCallInput, signal: CallSignal) {
+    this[VALIDATED_AGAINST] = input.tool.inputSchema;
+    this[CALL_SIGNAL] = signal;
+    this.timeoutMs = input.timeoutMs;
+    this.meta = input.meta;
+    this.context = input.context;
+  }
+
+  /** Made on first read: an in-process tool that never looks at ctx.signal costs no AbortController. */
+  get signal(): AbortSignal {
+    return this[CALL_SIGNAL].signal;
+  }
 }
 
 function delay(ms: number): Promise<void> {

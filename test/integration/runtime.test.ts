@@ -307,7 +307,8 @@ describe('createRuntime', () => {
     for (const call of calls) expect(tree[call]).toBe(actorId);
     const toolCallSnapshots = inspection.filter((e) => e.type === '@xstate.snapshot' && idOf(e.actorRef as unknown as Ref).startsWith('call:'));
     const visited = new Set(toolCallSnapshots.map((e) => JSON.stringify((e as unknown as { snapshot: { value: unknown } }).snapshot.value)));
-    expect([...visited]).toEqual(['"authorizing"', '{"locked":"acquiring"}', '{"locked":"invoking"}', '{"locked":"rewritingResult"}', '{"locked":"committing"}', '"done"']);
+    // No sandbox: nothing to lock, rewrite or commit, so those steps pass without a state of their own.
+    expect([...visited]).toEqual(['"authorizing"', '"invoking"', '"done"']);
   });
 
   it('refuses to work after shutdown, with a clear error', async () => {

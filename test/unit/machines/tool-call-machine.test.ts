@@ -5,7 +5,8 @@ import type { ToolDescriptor } from '../../../src/registry/tool-descriptor.js';
 import { toolCallMachine } from '../../../src/machines/tool-call-machine.js';
 import type { CallOutcome } from '../../../src/tool-call/tool-call-io.js';
 import { testTool } from '../../support/descriptors.js';
-import { scriptedActors, type Script } from '../../support/fake-tool-call-actors.js';
+import { scriptedSteps, type Script } from '../../support/fake-tool-call-steps.js';
+import { toolCallActors } from '../../../src/tool-call/tool-call-actors.js';
 
 const tool = (name: string, overrides?: CapabilityOverrides, checkpointable = false): ToolDescriptor =>
   testTool(name, { ...(overrides ? { overrides } : {}), checkpointable });
@@ -16,7 +17,7 @@ async function run(
   options: { args?: Record<string, unknown>; sandboxed?: boolean; timeoutMs?: number; cancelAfterMs?: number } = {},
 ): Promise<{ outcome: CallOutcome; steps: string[] }> {
   const steps: string[] = [];
-  const actor = createActor(toolCallMachine.provide({ actors: scriptedActors(script, steps) }), {
+  const actor = createActor(toolCallMachine.provide({ actors: toolCallActors(scriptedSteps(script, steps)) }), {
     input: {
       callId: 'c1',
       tool: descriptor,
@@ -46,12 +47,20 @@ describe('the tool-call machine', () => {
     expect(steps).toEqual(['authorize', 'lock:write', 'rewrite', 'checkpoint', 'invoke', 'rewrite-result', 'commit', 'unlock']);
   });
 
-  it('rejects arguments that do not match the schema before anything runs', async () => {
-    const { outcome, steps } = await run(tool('write_file'), {}, { args: { path: 42 } });
+  it('rejects arguments that do not match the schema before anything runs, outside a sandbox', async () => {
+    const { outcome, steps } = await run(tool('write_file'), {}, { args: { path: 42 }, sandboxed: false });
     expect(outcome.status).toBe('rejected');
     expect(outcome.error?.code).toBe('INVALID_ARGUMENT');
     expect(outcome.error?.message).toContain('/path must be string');
     expect(steps).toEqual([]);
+  });
+
+  it('in a sandbox, validates the arguments once, as the tool receives them (after rewriting), and never invokes it', async () => {
+    const { outcome, steps } = await run(tool('write_file'), { rewrite: 'invalid' });
+    expect(outcome.status).toBe('rejected');
+    expect(outcome.error?.code).toBe('INVALID_ARGUMENT');
+    expect(outcome.error?.message).toContain('/path must be string');
+    expect(steps).toEqual(['authorize', 'lock:write', 'rewrite', 'unlock']);
   });
 
   it('rejects a denied call with the rule that denied it', async () => {
@@ -76,7 +85,7 @@ describe('the tool-call machine', () => {
   it('gives up a call that waits for the sandbox lock past its deadline, and lets go of its place', async () => {
     const { outcome, steps } = await run(tool('write_file'), { lock: 'hang' }, { timeoutMs: 50 });
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT', details: { waitedFor: 'the sandbox lock' } } });
-    expect(steps).toEqual(['authorize', 'lock:write', 'unlock']);
+    expect(steps).toEqual(['authorize', 'lock:write', 'lock-abandoned']);
   });
 
   it('rejects a path that leaves the sandbox; the tool is never invoked', async () => {
@@ -139,10 +148,10 @@ describe('the tool-call machine', () => {
     expect(outcome.error?.message).toContain('roll back again');
   });
 
-  it('skips path rewriting, checkpoints and rollback outside a sandbox', async () => {
+  it('skips the lock, path rewriting, checkpoints and rollback outside a sandbox (there is nothing to lock or restore)', async () => {
     const { outcome, steps } = await run(tool('write_file'), { invoke: 'tool-error' }, { sandboxed: false });
     expect(outcome.status).toBe('failed');
-    expect(steps).toEqual(['authorize', 'lock:write', 'invoke', 'unlock']);
+    expect(steps).toEqual(['authorize', 'invoke']);
   });
 
   it('releases the lock on every path', async () => {

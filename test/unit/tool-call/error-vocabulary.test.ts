@@ -43,6 +43,9 @@ describe('one error vocabulary', () => {
     expect(toolErrorCodeOf(new McpActorsError(ErrorCode.REQUEST_TIMEOUT, 'slow'))).toBe('REQUEST_TIMEOUT');
     expect(toolErrorCodeOf(new McpActorsError(ErrorCode.CANCELLED, 'stop'))).toBe('CANCELLED');
     expect(toolErrorCodeOf(new McpActorsError(ErrorCode.SERVER_CRASHED, 'gone'))).toBe('CONNECTION_LOST');
+    // A request the client refused to send is a bad argument, not a lost connection.
+    expect(toolErrorCodeOf(new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'timeoutMs must be a positive number'))).toBe('VALIDATION');
+    expect(toolErrorCodeOf(new McpActorsError(ErrorCode.TENANT_MISMATCH, 'other tenant'))).toBe('TENANT_MISMATCH');
     expect(toolErrorCodeOf(new Error('not found'))).toBe('SERVER_ERROR');
   });
 });

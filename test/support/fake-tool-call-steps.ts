@@ -1,18 +1,18 @@
 /**
  * Scriptable I/O for the tool-call machine: each step succeeds, fails or hangs as told, and every
- * step taken is recorded, so tests can check what ran and in which order.
+ * step taken is recorded, so tests can check what ran and in which order. The machine runs them
+ * through its one step runner (`toolCallActors(steps)`), as it runs the real ones.
  */
-import { fromCallback, fromPromise } from 'xstate';
 import { ErrorCode } from '../../src/errors/codes.js';
 import { McpActorsError } from '../../src/errors/mcp-actors-error.js';
-import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from '../../src/tool-call/tool-call-io.js';
-import type { ToolCallEvent } from '../../src/machines/tool-call-machine.js';
 import type { ToolResult } from '../../src/registry/tool-descriptor.js';
+import type { ToolCallSteps } from '../../src/tool-call/tool-call-steps.js';
+import type { Authorization } from '../../src/tool-call/tool-call-io.js';
 
 export interface Script {
   authorize?: Authorization | 'throw' | 'hang';
   lock?: 'ok' | 'hang';
-  rewrite?: 'ok' | 'path-error';
+  rewrite?: 'ok' | 'path-error' | 'invalid';
   checkpoint?: 'ok' | 'throw';
   invoke?: 'ok' | 'tool-error' | 'throw' | 'hang';
   rewriteResult?: 'ok' | 'throw';
@@ -24,35 +24,43 @@ export function okResult(text = 'done'): ToolResult {
   return { success: true, content: [{ type: 'text', text }], data: undefined, error: undefined, errorCode: undefined, durationMs: 1 };
 }
 
-export function scriptedActors(script: Script, steps: string[]) {
+export function scriptedSteps(script: Script, steps: string[]): ToolCallSteps {
   const step = (name: string) => steps.push(name);
   return {
-    authorizeCall: fromPromise<Authorization, ToolCallInput>(async () => {
+    authorize: async () => {
       step('authorize');
       if (script.authorize === 'throw') throw new Error('policy crashed');
       if (script.authorize === 'hang') return new Promise<Authorization>(() => undefined);
       return script.authorize ?? { allowed: true };
-    }),
-    holdLock: fromCallback<ToolCallEvent, { mode: 'read' | 'write' }>(({ input, sendBack }) => {
-      step(`lock:${input.mode}`);
-      if (script.lock !== 'hang') queueMicrotask(() => sendBack({ type: 'lock.acquired' }));
-      return () => step('unlock');
-    }),
-    rewriteArgs: fromPromise<Record<string, unknown>, { input: ToolCallInput; args: Readonly<Record<string, unknown>> }>(async ({ input }) => {
+    },
+    acquireLock: (mode, signal) => {
+      step(`lock:${mode}`);
+      const release = () => step('unlock');
+      if (script.lock !== 'hang') return Promise.resolve(release);
+      return new Promise((_resolve, reject) =>
+        signal?.addEventListener('abort', () => {
+          step('lock-abandoned');
+          reject(new Error('gave up waiting'));
+        }),
+      );
+    },
+    rewriteArgs: async (_input, args) => {
       step('rewrite');
       if (script.rewrite === 'path-error') throw new McpActorsError(ErrorCode.SANDBOX_PATH, 'path "../x" leaves the sandbox');
-      return { ...input.args, rewritten: true };
-    }),
-    takeCheckpoint: fromPromise<string, { input: ToolCallInput }>(async () => {
+      // A sandbox path that breaks the schema's pattern: caught by the one validation, after rewriting.
+      if (script.rewrite === 'invalid') return { ...args, path: 42 };
+      return { ...args, rewritten: true };
+    },
+    checkpoint: async () => {
       step('checkpoint');
       if (script.checkpoint === 'throw') throw new Error('disk full');
       return 'cp-1';
-    }),
-    invokeTool: fromPromise<ToolResult, { input: ToolCallInput; args: Readonly<Record<string, unknown>> }>(async ({ signal }) => {
+    },
+    invoke: async (_input, _args, signal) => {
       step('invoke');
       if (script.invoke === 'throw') throw new Error('adapter exploded');
       if (script.invoke === 'hang') {
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+        await new Promise<void>((resolve) => signal.onAbort(() => resolve()));
         step('invoke-aborted');
         return okResult('too late');
       }
@@ -60,27 +68,27 @@ export function scriptedActors(script: Script, steps: string[]) {
         return { success: false, content: [], data: undefined, error: 'server error: nope', errorCode: 'SERVER_ERROR', durationMs: 1 };
       }
       return okResult();
-    }),
-    rewriteResult: fromPromise<ToolResult, { input: ToolCallInput; result: ToolResult }>(async ({ input }) => {
+    },
+    rewriteResult: async (_input, result) => {
       step('rewrite-result');
       if (script.rewriteResult === 'throw') throw new Error('bad result');
-      return input.result;
-    }),
-    commitCall: fromPromise<CommitReport, { input: ToolCallInput; checkpointId: string | undefined }>(async () => {
+      return result;
+    },
+    commit: async () => {
       step('commit');
       if (script.commit === 'throw') throw new Error('commit failed');
       if (script.commit === 'violation') {
         return { ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool wrote src/x'), changes: [{ path: 'src/x', kind: 'added' }] };
       }
       return { ok: true, changes: [{ path: 'src/main.py', kind: 'modified', before: 'a', after: 'b' }] };
-    }),
-    rollbackCall: fromPromise<RollbackReport, { input: ToolCallInput; checkpointId: string | undefined }>(async ({ input }) => {
-      step(`rollback:${input.checkpointId ?? 'baseline'}`);
+    },
+    rollback: async (_input, checkpointId) => {
+      step(`rollback:${checkpointId ?? 'baseline'}`);
       if (script.rollback === 'throw') throw new Error('rollback failed');
       if (script.rollback === 'violation') {
         return { restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool changed the sandbox') };
       }
-      return { restored: input.checkpointId !== undefined || script.commit === 'violation', violation: undefined };
-    }),
+      return { restored: checkpointId !== undefined || script.commit === 'violation', violation: undefined };
+    },
   };
 }
