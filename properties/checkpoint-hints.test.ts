@@ -153,5 +153,6 @@ describe('checkpoints from changed paths', () => {
       ),
       { numRuns: Number(process.env.CKPT_RUNS ?? 30) },
     );
-  });
+    // 30 runs of six snapshots each take ~35 s on 2 cores loaded by other work (~12 s idle).
+  }, 180_000);
 });

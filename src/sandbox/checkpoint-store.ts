@@ -133,6 +133,27 @@ interface Snapshot {
 }
 
 const JOURNAL_FILE = 'rollback-in-progress';
+/** How often a rollback that met a concurrent change of the tree is run again. */
+const ROLLBACK_RETRIES = 3;
+/** How often a snapshot that met a concurrent change of the tree is taken again. */
+const SNAPSHOT_RETRIES = 3;
+const CONCURRENT_CHANGE_CODES = ['EEXIST', 'ENOENT', 'ENOTEMPTY', 'ENOTDIR', 'EISDIR'];
+
+/** What git says when an entry changed between our walk and its look (a directory now a link, a link gone). */
+const GIT_SAW_A_CHANGE = /Unable to process path|unable to create symlink|is a directory - add files inside|readlink\(|File exists|No such file or directory|Not a directory/;
+
+/**
+ * A snapshot or rollback failure caused by the tree changing under it: an fs error code (here or as
+ * a cause), or git's report of an entry that changed between the walk and git's own look.
+ */
+function isConcurrentChange(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at !== undefined && at !== null && depth < 4; depth += 1) {
+    if (CONCURRENT_CHANGE_CODES.some((code) => isCode(at, code))) return true;
+    if (at instanceof Error && /^git /.test(at.message) && GIT_SAW_A_CHANGE.test(at.message)) return true;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return false;
+}
 const HASH_CHUNK = 200;
 
 /** The last snapshot, for the next one; `index` and `tables` are updated in place by a partial one. */
@@ -225,7 +246,18 @@ export class CheckpointStore {
   /** Restores `root` exactly as it was at checkpoint `id`; later checkpoints are kept. */
   rollback(id: string): Promise<void> {
     return this.#exclusive('rollback', async () => {
-      await this.#rollbackTo(this.#find(id));
+      const target = this.#find(id);
+      // A process outside the call (an attacker flipping a directory, an editor saving) can change
+      // an entry between a step's look and its write; the journal makes a rollback restartable, so
+      // it is run again from the start, a few times, before the failure is reported.
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          await this.#rollbackTo(target);
+          return;
+        } catch (error) {
+          if (attempt >= ROLLBACK_RETRIES || !isConcurrentChange(error)) throw error;
+        }
+      }
     });
   }
 
@@ -269,7 +301,18 @@ export class CheckpointStore {
 
   // ---- snapshot ----
 
+  /** A snapshot; one that met a concurrent change of the tree is taken again (walking everything). */
   async #snapshot(changedPaths?: Iterable<string>): Promise<Snapshot> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#snapshotOnce(attempt === 0 ? changedPaths : undefined);
+      } catch (error) {
+        if (attempt >= SNAPSHOT_RETRIES || !isConcurrentChange(error)) throw error;
+      }
+    }
+  }
+
+  async #snapshotOnce(changedPaths?: Iterable<string>): Promise<Snapshot> {
     const cache = this.#cache;
     const hintable = changedPaths !== undefined && cache !== undefined && 'hintable' in cache && cache.hintable;
     try {

@@ -2,10 +2,14 @@
  * Best-effort detection of a sandbox escape by an unconfined server: a symbolic link inside the
  * sandbox, made or changed by the call, that resolves outside it. Such a link is how a path that
  * was checked inside the sandbox ends up written outside (a planted link, a directory flipped to a
- * link). Only the call's final change set is looked at, so a link made and removed again within
- * the call goes unseen: only OS confinement (`confine:`) guarantees that nothing is written
- * outside; this check tells the caller the truth about the cases it can see.
+ * link). Two looks: the call's final change set (`escapingLinks`), and — since a link can be made
+ * and removed again within the call — every path the sandbox's watcher reports while a write runs
+ * (`escapingLinkAt`, called from the event). The second is best effort: a link that lives shorter
+ * than the watcher's event takes to arrive goes unseen. Only OS confinement (`confine:`)
+ * guarantees that nothing is written outside; these checks tell the caller the truth about the
+ * cases they can see.
  */
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
@@ -50,12 +54,46 @@ export async function escapingLinks(root: string, changes: readonly FileChange[]
   return found;
 }
 
+/**
+ * The link at `path` (relative to `root`) if it is one and resolves outside the sandbox, looked at
+ * now (synchronously: the watcher's event handler calls it, and the link may not live long).
+ *
+ * @example
+ * const link = escapingLinkAt(root, realRoot, 'd-7'); // { path: 'd-7', target: '/etc', resolved: '/etc' }
+ */
+export function escapingLinkAt(root: string, realRoot: string, path: string): EscapingLink | undefined {
+  const absolute = join(root, path);
+  let target: string;
+  try {
+    if (!lstatSync(absolute).isSymbolicLink()) return undefined;
+    target = readlinkSync(absolute);
+  } catch {
+    return undefined; // gone already
+  }
+  let resolved: string;
+  try {
+    resolved = realpathSync(absolute);
+  } catch {
+    resolved = resolve(dirname(absolute), target);
+  }
+  const lexical = isAbsolute(target) ? resolve(target) : resolve(dirname(absolute), target);
+  if (isInside(resolved, realRoot) && (isInside(lexical, realRoot) || isInside(lexical, resolve(root)))) return undefined;
+  return { path, target, resolved: isInside(resolved, realRoot) ? lexical : resolved };
+}
+
+/** The links of both lists, one entry per path (the first list's wins). */
+export function mergeLinks(first: readonly EscapingLink[], second: readonly EscapingLink[]): EscapingLink[] {
+  const byPath = new Map<string, EscapingLink>();
+  for (const link of [...first, ...second]) if (!byPath.has(link.path)) byPath.set(link.path, link);
+  return [...byPath.values()];
+}
+
 /** The SANDBOX_ESCAPE error of a call that left such links. */
 export function sandboxEscapeError(toolName: string, links: readonly EscapingLink[]): McpActorsError {
   const list = links.map((link) => `${link.path} -> ${link.target}`).join(', ');
   return new McpActorsError(
     ErrorCode.SANDBOX_ESCAPE,
-    `"${toolName}" left links inside the sandbox that resolve outside it (${list}); the call was rolled back, ` +
+    `"${toolName}" made links inside the sandbox that resolve outside it (${list}); the call was rolled back, ` +
       'but what the server wrote through them outside the sandbox cannot be undone. Confine the server (confine: true, needs bubblewrap) so it cannot write outside',
     { details: { tool: toolName, links: links.map((link) => ({ ...link })) } },
   );

@@ -8,12 +8,25 @@
  * a call for a change it did not make. Its events also tell each snapshot which paths to read
  * again (`changedPaths`), so a checkpoint costs what changed, not the size of the tree; when it is
  * unsure (see `tree-watcher.ts`) the snapshot walks everything.
+ *
+ * Whom a change is charged to (issue 15): the watcher's events are numbered, and each read-only
+ * call notes the number it started at (`beginRead`). A change found after a read-only call is that
+ * call's only if an event on the changed path (or a folder above it) came while the call ran; a
+ * change made before it started — by a process outside the runtime, or a server that outlived its
+ * call — is nobody's: it is left as it is and taken into the baseline when no reader is running.
+ * A change under the destination of a link through which another sandbox's write escaped
+ * (`escape-targets.ts`) is that writer's, never a reader's here. While a write runs, every path the
+ * watcher names is looked at for a link resolving outside the sandbox, so a link made and removed
+ * again within the call still fails it with SANDBOX_ESCAPE (best effort: see `escape-links.ts`).
  */
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CommitReport, FileChange, RollbackReport } from '../tool-call/tool-call-io.js';
 import { CheckpointStore } from './checkpoint-store.js';
-import { escapingLinks, sandboxEscapeError } from './escape-links.js';
+import { realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { escapingLinkAt, escapingLinks, mergeLinks, sandboxEscapeError, type EscapingLink } from './escape-links.js';
+import { escapeTargetOf, noteEscapeTarget } from './escape-targets.js';
 import { SandboxPathRewriter } from './path-rewriter.js';
 import { ReadersWriterLock } from './readers-writer-lock.js';
 import { TreeWatcher } from './tree-watcher.js';
@@ -40,6 +53,20 @@ export class SandboxWorkspace implements AsyncDisposable {
   /** The next snapshot ignores the watcher's changed paths (see `markDirty`). */
   private walkAll = false;
   private readonly committed: FileChange[] = [];
+  /** Watcher events so far: the clock read-only calls are judged by. */
+  private eventSeq = 0;
+  /** The number of the last event on each path since the tree was last known clean (bounded). */
+  private readonly lastEvent = new Map<string, number>();
+  /** `lastEvent` lost track (too many paths, an event without a name): every change is anyone's. */
+  private eventsLost = false;
+  /** Read-only calls running: the event number each started at. */
+  private readonly readerStarts = new Map<string, number>();
+  /** Read-only calls charged with a violation whose rollback has not come yet. */
+  private readonly blamed = new Set<string>();
+  /** While a write runs: the links resolving outside that its sandbox held at some event. */
+  private writeLinks: EscapingLink[] | undefined;
+  private writeTool = 'the tool';
+  private readonly realRoot: string;
 
   private constructor(
     readonly roots: WorkspaceRoots,
@@ -50,6 +77,76 @@ export class SandboxWorkspace implements AsyncDisposable {
     this.rewriter = new SandboxPathRewriter({ sandboxRoot: roots.root, hostRoot: roots.logicalRoot });
     this.initialId = initialId;
     this.baselineId = initialId;
+    this.realRoot = realOr(roots.root);
+  }
+
+  /** One watcher event: numbered, remembered per path, and — while a write runs — looked at for an escaping link. */
+  private onWatcherEvent(path: string | null): void {
+    this.dirty = true;
+    this.eventSeq += 1;
+    if (path === null || (this.lastEvent.size >= MAX_TRACKED_PATHS && !this.lastEvent.has(path))) this.eventsLost = true;
+    else this.lastEvent.set(path, this.eventSeq);
+    if (this.writeLinks === undefined || path === null) return;
+    const link = escapingLinkAt(this.roots.root, this.realRoot, path);
+    if (link === undefined) return;
+    if (!this.writeLinks.some((known) => known.path === link.path && known.target === link.target)) this.writeLinks.push(link);
+    noteEscapeTarget(link.resolved, this.writeTool);
+  }
+
+  /** The tree is known to equal the baseline (or just became it): forget the events so far. */
+  private markClean(): void {
+    this.dirty = this.watcher === undefined;
+    this.lastEvent.clear();
+    this.eventsLost = false;
+  }
+
+  /**
+   * A read-only call is about to run: the changes it can be charged with are those the watcher
+   * reports from now on. Call it before the tool is invoked; the verdict (`verifyReadOnly` or
+   * `rollback`) ends it.
+   */
+  beginRead(callId: string): void {
+    if (this.readerStarts.size >= MAX_TRACKED_READERS) this.readerStarts.delete(this.readerStarts.keys().next().value as string);
+    this.readerStarts.set(callId, this.eventSeq);
+  }
+
+  /**
+   * Of `changes`, those the read-only call that started at event `startedAt` may have made: an
+   * event on the path or a folder above it came after the start, and the path is not where
+   * another sandbox's write escaped to. Without a start (or with events lost) every change is.
+   */
+  private chargeable<T extends { readonly path: string }>(changes: readonly T[], startedAt: number | undefined): T[] {
+    return changes.filter((change) => {
+      if (escapeTargetOf(join(this.realRoot, change.path)) !== undefined) return false;
+      if (startedAt === undefined || this.eventsLost) return true;
+      let seen = false;
+      const parts = change.path.split('/');
+      for (let i = parts.length; i >= 1; i -= 1) {
+        const seq = this.lastEvent.get(parts.slice(0, i).join('/'));
+        if (seq === undefined) continue;
+        seen = true;
+        if (seq > startedAt) return true;
+      }
+      // No event names it (a change behind the watcher's back): it cannot be dated, so it may be this call's.
+      return !seen;
+    });
+  }
+
+  /**
+   * Changes no running call can be charged with become part of the baseline, so the next readers
+   * do not look at them again — only when this is the only reader, holding the lock exclusively
+   * for the snapshot (granted at once, since no other reader holds it).
+   */
+  private async adoptForeignChanges(): Promise<void> {
+    if (this.readerStarts.size > 0 || this.restoring || this.lock.state.readers !== 1 || this.lock.state.writer) return;
+    const giveBack = await this.lock.upgrade(() => 1);
+    try {
+      const adopted = await this.checkpoints.checkpoint('changes made outside any call', this.changedPaths());
+      this.baselineId = adopted.id;
+      this.markClean();
+    } finally {
+      giveBack();
+    }
   }
 
   /**
@@ -65,9 +162,7 @@ export class SandboxWorkspace implements AsyncDisposable {
     let watcher: TreeWatcher | undefined;
     try {
       watcher = TreeWatcher.open(checkpoints.root, {
-        onEvent: () => {
-          if (workspace.current) workspace.current.dirty = true;
-        },
+        onEvent: (path) => workspace.current?.onWatcherEvent(path),
       });
     } catch {
       watcher = undefined; // without a watcher every read-only call is verified (dirty stays true) and every snapshot walks
@@ -86,8 +181,12 @@ export class SandboxWorkspace implements AsyncDisposable {
   }
 
   /** A checkpoint before a call that may write. */
-  async checkpoint(label?: string): Promise<string> {
-    return (await this.checkpoints.checkpoint(label, this.changedPaths())).id;
+  async checkpoint(label?: string, toolName = 'the tool'): Promise<string> {
+    const id = (await this.checkpoints.checkpoint(label, this.changedPaths())).id;
+    // The write lock is held from here to its commit or rollback: links seen meanwhile are its.
+    this.writeLinks = [];
+    this.writeTool = toolName;
+    return id;
   }
 
   /** After a write call: its changes, and the new baseline. */
@@ -95,30 +194,41 @@ export class SandboxWorkspace implements AsyncDisposable {
     // The call's own events must be in this checkpoint's changed paths, not the next one's.
     await settleWatcherEvents();
     const after = await this.checkpoints.checkpoint('after call', this.changedPaths());
+    const seenDuring = this.writeLinks ?? [];
+    this.writeLinks = undefined;
     const changes = checkpointId ? await this.checkpoints.changesBetween(checkpointId, after.id) : [];
     // Not committed: the caller rolls back to the call's checkpoint (the baseline stays).
-    const escapes = await escapingLinks(this.roots.root, changes);
+    const left = await escapingLinks(this.roots.root, changes);
+    for (const link of left) noteEscapeTarget(link.resolved, toolName);
+    const escapes = mergeLinks(left, seenDuring);
     if (escapes.length > 0) return { ok: false, changes, violation: sandboxEscapeError(toolName, escapes) };
     this.baselineId = after.id;
-    this.dirty = this.watcher === undefined;
+    this.markClean();
     this.committed.push(...changes);
     return { ok: true, changes };
   }
 
   /** After a read-only call: was the sandbox left as it was? */
-  async verifyReadOnly(toolName: string): Promise<CommitReport> {
+  async verifyReadOnly(toolName: string, callId?: string): Promise<CommitReport> {
     await settleWatcherEvents();
+    const startedAt = this.endRead(callId);
     if (!this.dirty) return { ok: true, changes: [] };
     // A change already blamed on another read-only call is being undone: a reader that ran beside
     // it cannot be told apart from it by the tree, so it is not blamed a second time.
     if (this.violationsPending > 0) return { ok: true, changes: [] };
-    const changes = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
-    if (changes.length === 0) {
-      this.dirty = this.watcher === undefined;
+    const found = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
+    if (found.length === 0) {
+      this.markClean();
       return { ok: true, changes: [] };
     }
     if (this.violationsPending > 0) return { ok: true, changes: [] };
+    const changes = this.chargeable(found, callId === undefined ? undefined : startedAt);
+    if (changes.length === 0) {
+      await this.adoptForeignChanges();
+      return { ok: true, changes: [] };
+    }
     this.violationsPending += 1;
+    if (callId !== undefined) this.blamed.add(callId);
     const escapes = await escapingLinks(this.roots.root, changes);
     if (escapes.length > 0) return { ok: false, changes, violation: sandboxEscapeError(toolName, escapes) };
     return {
@@ -133,6 +243,14 @@ export class SandboxWorkspace implements AsyncDisposable {
     };
   }
 
+  /** The event number a read-only call started at (and it is over), if `beginRead` noted it. */
+  private endRead(callId: string | undefined): number | undefined {
+    if (callId === undefined) return undefined;
+    const startedAt = this.readerStarts.get(callId);
+    this.readerStarts.delete(callId);
+    return startedAt;
+  }
+
   /** Something may have changed the tree behind the watcher's back (a tool that outlived its call). */
   markDirty(): void {
     this.dirty = true;
@@ -140,15 +258,27 @@ export class SandboxWorkspace implements AsyncDisposable {
   }
 
   /** Back to a call's checkpoint, or — without one — to the baseline if the sandbox changed. */
-  async rollback(checkpointId: string | undefined): Promise<RollbackReport> {
+  async rollback(checkpointId: string | undefined, callId?: string): Promise<RollbackReport> {
     if (checkpointId) {
+      this.writeLinks = undefined;
       await this.checkpoints.rollback(checkpointId);
       return { restored: true, violation: undefined };
     }
     await settleWatcherEvents();
+    const startedAt = this.endRead(callId);
+    const wasBlamed = callId !== undefined && this.blamed.delete(callId);
     if (!this.dirty) {
       this.violationsPending = 0;
       return { restored: false, violation: undefined };
+    }
+    if (callId !== undefined && !wasBlamed) {
+      // A read-only call that failed on its own: charged only with what it may have changed.
+      const found = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
+      if (this.chargeable(found, startedAt).length === 0) {
+        if (found.length === 0) this.markClean();
+        else if (this.violationsPending === 0) await this.adoptForeignChanges();
+        return { restored: false, violation: undefined };
+      }
     }
     const changes = await this.restoreBaseline();
     if (changes.length === 0) return { restored: false, violation: undefined };
@@ -174,10 +304,12 @@ export class SandboxWorkspace implements AsyncDisposable {
         try {
           const changes = await this.checkpoints.changesSince(this.baselineId, this.changedPaths());
           if (changes.length > 0) await this.checkpoints.rollback(this.baselineId);
+          this.markClean();
           return changes;
         } finally {
           this.restoring = undefined;
           this.violationsPending = 0;
+          this.blamed.clear();
           giveBack();
         }
       })();
@@ -193,6 +325,7 @@ export class SandboxWorkspace implements AsyncDisposable {
     try {
       await this.checkpoints.rollback(checkpointId);
       this.baselineId = checkpointId;
+      this.markClean();
     } finally {
       release();
     }
@@ -226,6 +359,17 @@ export class SandboxWorkspace implements AsyncDisposable {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
+  }
+}
+
+const MAX_TRACKED_PATHS = 4_096;
+const MAX_TRACKED_READERS = 1_024;
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }
 

@@ -247,10 +247,7 @@ export function removeStrays(root: string, walk: TreeWalk, current: ManifestInde
 export function restoreDirectories(root: string, walk: TreeWalk, target: ManifestIndex): void {
   for (const path of [...target.dirs.keys()].sort(compareStrings)) {
     const absolute = path === '' ? root : join(root, path);
-    const stat = tryLstat(absolute);
-    if (stat?.isDirectory()) continue;
-    if (stat) rmSync(absolute, { force: true });
-    mkdirSync(absolute, { mode: 0o700 });
+    ensureDirectory(absolute);
   }
   for (const [path, stat] of walk) {
     if (stat.type !== 'dir' || target.dirs.has(path)) continue;
@@ -259,6 +256,28 @@ export function restoreDirectories(root: string, walk: TreeWalk, target: Manifes
     if (tryLstat(absolute)?.isDirectory()) rmSync(absolute, { recursive: true, force: true });
   }
 }
+
+/**
+ * Makes `absolute` a directory. Another process may be changing the same entry meanwhile (a
+ * directory flipped to a symlink and back): what it made between the look and the mkdir is looked
+ * at again, a few times, instead of failing the rollback with EEXIST.
+ */
+function ensureDirectory(absolute: string): void {
+  for (let attempt = 0; ; attempt += 1) {
+    const stat = tryLstat(absolute);
+    if (stat?.isDirectory()) return;
+    try {
+      if (stat) rmSync(absolute, { force: true });
+      mkdirSync(absolute, { mode: 0o700 });
+      return;
+    } catch (error) {
+      if (attempt >= ENTRY_RETRIES || !(isCode(error, 'EEXIST') || isCode(error, 'ENOENT') || isCode(error, 'EISDIR'))) throw error;
+    }
+  }
+}
+
+/** How often a rollback step looks again at an entry another process keeps changing. */
+const ENTRY_RETRIES = 16;
 
 /** Writes the target's unindexable entries that are missing; `readBlobs` fetches file contents. */
 export async function restoreExtras(

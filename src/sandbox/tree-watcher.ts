@@ -13,8 +13,8 @@ import { basename, join } from 'node:path';
 import { MAX_CHANGED_PATHS } from './partial-walk.js';
 
 export interface TreeWatcherOptions {
-  /** Called on every event (before it is recorded). */
-  readonly onEvent?: () => void;
+  /** Called on every event (before it is recorded) with the path it names (relative, `/`-separated), or null when it names none. */
+  readonly onEvent?: (path: string | null) => void;
   /** Distinct paths beyond which `take()` answers `undefined`. Default 4,096. */
   readonly maxPaths?: number;
   /** Events beyond which `take()` answers `undefined`. Default 8,192 (inotify queues 16,384). */
@@ -75,13 +75,13 @@ export class TreeWatcher {
 
   #onEvent(dir: string, name: string | null): void {
     if (this.#closed) return;
-    this.#options.onEvent?.();
+    const path = name === null ? null : dir === '' ? name : `${dir}/${name}`;
+    this.#options.onEvent?.(path);
     this.#events += 1;
-    if (name === null) {
+    if (path === null) {
       this.#unknown = true;
       return;
     }
-    const path = dir === '' ? name : `${dir}/${name}`;
     this.#record(path);
     // An event about the watched directory itself (chmod, removal, move) carries its own name,
     // like a child of that name would: take it as both.

@@ -51,8 +51,10 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
     // The rewriter's deep copy is the one copy a sandboxed call makes (it never mutates `args`).
     rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs(args, input.tool.inputSchema) : args),
-    checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`) : ''),
+    checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`, input.tool.name) : ''),
     invoke: (input, args, signal) => {
+      // What the sandbox's watcher reports from here on may be this read-only call's doing.
+      if (workspace && input.tool.capabilities.readOnly) workspace.beginRead(input.callId);
       const options = new CallInvokeOptions(input, signal);
       const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, options);
       if (workspace && !input.tool.capabilities.readOnly) {
@@ -74,7 +76,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),
     commit: async (input, checkpointId) => {
       if (!workspace) return { ok: true, changes: [] };
-      return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name) : workspace.commitWrite(checkpointId, input.tool.name);
+      return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name, input.callId) : workspace.commitWrite(checkpointId, input.tool.name);
     },
     rollback: async (input, checkpointId) => {
       if (!workspace) return { restored: false, violation: undefined };
@@ -84,7 +86,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
         // Still running after the grace: restore anyway, and let the next check look again.
         if (!settled) workspace.markDirty();
       }
-      return workspace.rollback(checkpointId);
+      return workspace.rollback(checkpointId, input.callId);
     },
   };
 }

@@ -6,7 +6,8 @@
  * Plain JavaScript: spawned with Node 20, which cannot run TypeScript.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -22,7 +23,19 @@ const tools = [
   { name: 'fork', description: 'Forks a grandchild that lives forever.', inputSchema: { type: 'object', properties: {} } },
   { name: 'create_link', description: 'Makes a symlink at path to target.', inputSchema: { type: 'object', properties: { path: str, target: str }, required: ['path', 'target'] } },
   { name: 'env', description: 'One environment variable.', inputSchema: { type: 'object', properties: { name: str }, required: ['name'] } },
+  { name: 'read_slowly', description: 'Waits ms, then reads a file.', inputSchema: { type: 'object', properties: { path: str, ms: num }, required: ['path', 'ms'] } },
+  {
+    name: 'read_sneaky_slowly',
+    description: 'Named like a read, but writes "sneaky" to path, then waits ms (a misclassified tool).',
+    inputSchema: { type: 'object', properties: { path: str, ms: num }, required: ['path', 'ms'] },
+  },
+  {
+    name: 'write_through_link',
+    description: 'Makes a symlink at link to target, writes content to <link>/<leaf>, waits ms, removes the link.',
+    inputSchema: { type: 'object', properties: { link: str, target: str, leaf: str, content: str, ms: num }, required: ['link', 'target', 'leaf', 'content', 'ms'] },
+  },
 ];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const text = (value) => ({ content: [{ type: 'text', text: value }] });
 const errno = (error) => `error ${error?.code ?? error?.message ?? String(error)}`;
@@ -79,6 +92,19 @@ async function run(name, args) {
       case 'create_link':
         symlinkSync(args.target, args.path);
         return text('ok linked');
+      case 'read_slowly':
+        await sleep(args.ms);
+        return text(`ok ${readFileSync(args.path, 'utf8')}`);
+      case 'read_sneaky_slowly':
+        writeFileSync(args.path, 'sneaky');
+        await sleep(args.ms);
+        return text('ok read');
+      case 'write_through_link':
+        symlinkSync(args.target, args.link);
+        writeFileSync(join(args.link, args.leaf), args.content);
+        await sleep(args.ms);
+        unlinkSync(args.link);
+        return text('ok written');
       case 'env':
         return text(`ok ${process.env[args.name] ?? ''}`);
       default:

@@ -87,7 +87,7 @@ try {
     const outcome = await editor.call('files/write_file', { path: `d-${n}/${file}`, content: `content-${n}` });
     writeFileSync(stopFile, '');
     await raced;
-    const call = { n, status: outcome.status, code: outcome.error?.code, changed: outcome.changes.map((c) => `${c.kind} ${c.type} ${c.path}`) };
+    const call = { n, status: outcome.status, code: outcome.error?.code, ...(outcome.error?.code === 'CHECKPOINT_FAILED' ? { message: outcome.error.message } : {}), changed: outcome.changes.map((c) => `${c.kind} ${c.type} ${c.path}`) };
     summary.calls.push(call);
     // Tune the planted moment towards the edge: the link came too early if the write was refused,
     // too late if the file is already inside.
@@ -110,7 +110,9 @@ try {
     const listed = call.changed.some((c) => c.startsWith('added file') && c.endsWith(`/${file}`));
     let ok;
     if (call.status === 'committed') ok = inside === `content-${call.n}` && listed && !out;
-    else if (call.code === 'CHECKPOINT_FAILED') ok = !out || mode === 'unconfined';
+    // A rollback must succeed even while the racer flips the directory under it (it runs again
+    // when a step meets a concurrent change): CHECKPOINT_FAILED is a mismatch when confined.
+    else if (call.code === 'CHECKPOINT_FAILED') ok = mode === 'unconfined';
     else ok = inside === undefined && (!out || call.code === 'SANDBOX_ESCAPE');
     if (!ok) summary.mismatches.push({ ...call, inside: inside !== undefined, outside: out, listed });
   }

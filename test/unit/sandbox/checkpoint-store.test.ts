@@ -602,6 +602,51 @@ describe('CheckpointStore crash recovery', () => {
   });
 });
 
+describe('a rollback while another process changes the tree', () => {
+  it('runs again when a step meets a change made under it (EEXIST), and ends with the checkpoint restored', async () => {
+    const root = tempDir();
+    seed(root);
+    const expected = snapshotTree(root);
+    const steps: string[] = [];
+    let collide = true;
+    const store = await openStore(root, {
+      onRollbackStep: (step) => {
+        steps.push(step);
+        if (collide && step === 'checkout') {
+          collide = false;
+          // What a racer does between a step's look and its mkdir: the directory is back, as a link.
+          rmSync(join(root, 'empty'), { recursive: true, force: true });
+          symlinkSync(tmpdir(), join(root, 'empty'));
+          throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${join(root, 'empty')}'`), { code: 'EEXIST' });
+        }
+      },
+    });
+    const target = await store.checkpoint();
+    write(root, 'README.md', 'edited');
+    await store.rollback(target.id);
+    expect(steps.filter((step) => step === 'journal')).toHaveLength(2);
+    expect(snapshotTree(root)).toEqual(expected);
+    expect(await store.recover()).toBe(false);
+  });
+
+  it('still fails with CHECKPOINT_FAILED (journal kept) when the failure is not a concurrent change', async () => {
+    const root = tempDir();
+    seed(root);
+    let calls = 0;
+    const store = await openStore(root, {
+      onRollbackStep: (step) => {
+        if (step === 'checkout') {
+          calls += 1;
+          throw new Error('disk on fire');
+        }
+      },
+    });
+    const target = await store.checkpoint();
+    await expect(store.rollback(target.id)).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED' });
+    expect(calls).toBe(1);
+  });
+});
+
 describe('planIndexUpdate', () => {
   const file = (over: Partial<EntryStat> = {}): EntryStat => ({ type: 'file', perm: 0o644, size: 1, mtimeMs: 10, ctimeMs: 10, ino: 1, ...over });
   const dir: EntryStat = { type: 'dir', perm: 0o755, size: 0, mtimeMs: 10, ctimeMs: 10, ino: 9 };
