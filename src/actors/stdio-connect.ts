@@ -52,6 +52,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
       await transport.close();
     },
     kill: () => transport.kill(),
+    exit: () => processExit(transport.exit),
   };
   sendBack({ type: 'server.spawned', handle });
 
@@ -81,6 +82,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
         closeTransport: () => handle.close(),
         killTransport: () => transport.kill(),
         diagnostics: () => transport.diagnostics(),
+        exit: () => processExit(transport.exit),
       });
     } catch (error) {
       if (!active) return;
@@ -128,6 +130,11 @@ function endedBy(exit: ProcessExit, serverName: string): ConnectionEnded {
       details: { server: serverName, code: exit.code, signal: exit.signal, stderrTail: exit.stderrTail },
     });
   return { normal: exit.normal && !exit.reason, error, exit: exitSummary(exit) };
+}
+
+/** The exit of a process that ran (a spawn that never happened has neither code nor signal). */
+function processExit(exit: ProcessExit | undefined): ServerExit | undefined {
+  return exit && (exit.code !== null || exit.signal !== null) ? exitSummary(exit) : undefined;
 }
 
 function exitSummary(exit: ProcessExit): ServerExit {
