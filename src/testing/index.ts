@@ -12,3 +12,4 @@ export { descendantsOf, listenerCount, openHandles, spawnedProcesses, type Spawn
 export { inProcessFixture, type InProcessFixture, type InProcessFixtureOptions } from './in-process-fixture.js';
 export { linkedTransports, type LinkedEnd } from './linked-transports.js';
 export { connectOverTransport, type TransportFactory } from '../actors/transport-connect.js';
+export { retainedHeap, type RetainedHeap } from './heap.js';
