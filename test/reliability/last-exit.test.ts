@@ -36,7 +36,8 @@ describe('status().lastExit after the runtime kills a server', () => {
   });
 
   it('a start timeout: SIGKILL, kept in ERROR', async () => {
-    const c = client({ hangOnInitialize: true }, { startTimeoutMs: 300, maxRestarts: 0 });
+    // Long enough for node to start and write its stderr lines under load; the hang is in the handshake.
+    const c = client({ hangOnInitialize: true }, { startTimeoutMs: 3_000, maxRestarts: 0 });
     await expect(c.start({ timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'SERVER_IN_ERROR' });
     expect(c.status().lastError?.code).toBe('START_TIMEOUT');
     expect(c.status().lastExit).toMatchObject({ code: null, signal: 'SIGKILL' });
