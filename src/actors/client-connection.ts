@@ -5,7 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { ConnectionEnded, McpCapabilityMetadata, ServerConnection, TransportDiagnostics } from '../machines/server-io.js';
+import type { ConnectionEnded, McpCapabilityMetadata, ServerConnection, ServerExit, TransportDiagnostics } from '../machines/server-io.js';
 
 export interface ClientConnectionParts {
   readonly serverName: string;
@@ -17,6 +17,8 @@ export interface ClientConnectionParts {
   readonly killTransport?: () => Promise<void>;
   readonly protocolVersion: string | undefined;
   readonly diagnostics?: () => TransportDiagnostics;
+  /** How the process ended, once it has (stdio). */
+  readonly exit?: () => ServerExit | undefined;
 }
 
 export class ClientConnection implements ServerConnection {
@@ -26,6 +28,7 @@ export class ClientConnection implements ServerConnection {
   readonly serverInfo: { readonly name: string; readonly version: string } | undefined;
   readonly protocolVersion: string | undefined;
   readonly diagnostics: (() => TransportDiagnostics) | undefined;
+  readonly exit: (() => ServerExit | undefined) | undefined;
   private readonly serverName: string;
   private readonly closeTransport: () => Promise<void>;
   private readonly killTransport: (() => Promise<void>) | undefined;
@@ -50,6 +53,7 @@ export class ClientConnection implements ServerConnection {
     this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
     this.protocolVersion = parts.protocolVersion;
     this.diagnostics = parts.diagnostics;
+    this.exit = parts.exit;
   }
 
   /**

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
-import type { TransportDiagnostics } from '../machines/server-io.js';
+import type { ServerExit, TransportDiagnostics } from '../machines/server-io.js';
 import { CLIENT_INFO } from '../version.js';
 import { acceptAnyOutput } from './accept-any-output.js';
 import { ClientConnection } from './client-connection.js';
@@ -21,6 +21,8 @@ export interface HandshakeParts {
   readonly closeTransport: () => Promise<void>;
   readonly killTransport?: () => Promise<void>;
   readonly diagnostics?: () => TransportDiagnostics;
+  /** How the process ended, once it has (stdio). */
+  readonly exit?: () => ServerExit | undefined;
   /** Answers to the server's own requests (elicitation, sampling); their capabilities are declared only when given. */
   readonly handlers?: ServerRequestHandlers | undefined;
 }
@@ -58,6 +60,7 @@ export async function handshake(parts: HandshakeParts): Promise<ClientConnection
     ...(parts.killTransport ? { killTransport: parts.killTransport } : {}),
     protocolVersion,
     ...(parts.diagnostics ? { diagnostics: parts.diagnostics } : {}),
+    ...(parts.exit ? { exit: parts.exit } : {}),
   });
 }
 

@@ -21,6 +21,7 @@ import type { ConnectInput } from '../machines/server-io.js';
 import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
+import { versionMismatch, watchInitializeAnswer } from './protocol-version.js';
 import type { ServerRequestHandlers } from './server-requests.js';
 
 type ConnectParams = Parameters<CallbackLogicFunction<ServerEvent, ServerEvent, ConnectInput>>[0];
@@ -93,7 +94,13 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
     current = transport;
     transport.onclose = () =>
       end(new McpActorsError(ErrorCode.SERVER_CRASHED, `the connection to server "${config.name}" at ${href} closed`, { details }));
-    connection = await handshake({ config, transport, pid: undefined, closeTransport: close, handlers: extras.handlers });
+    let answered: string | undefined;
+    watchInitializeAnswer(transport, (version) => (answered ??= version));
+    try {
+      connection = await handshake({ config, transport, pid: undefined, closeTransport: close, handlers: extras.handlers });
+    } catch (error) {
+      throw versionMismatch(answered, config.name, error) ?? error;
+    }
     // Ended between the end of the handshake and now: the machine must still hear of it.
     if (endedEarly) connection.markEnded({ normal: false, error: endedEarly });
     return connection;
@@ -123,6 +130,11 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
       }
     } catch (error) {
       if (!active) return;
+      // A protocol version we do not speak cannot get better by trying again.
+      if (isMcpActorsError(error) && error.code === ErrorCode.PROTOCOL_ERROR) {
+        sendBack({ type: 'server.startFailed', retryable: false, error });
+        return;
+      }
       const authError = (isMcpActorsError(error) && (error.code === ErrorCode.AUTH_REQUIRED || error.code === ErrorCode.AUTH_FAILED) ? error : undefined) ?? authErrorOf(error, { server: config.name, url: href, what: 'connect', hasProvider: extras.auth !== undefined });
       sendBack({
         type: 'server.startFailed',

@@ -5,15 +5,19 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import type { ServerConnection } from '../machines/server-io.js';
+import type { ServerConnection, ServerExit } from '../machines/server-io.js';
 import type { CloseInput, ServerEvent } from '../machines/server-machine.js';
 
-/** Closes what was spawned; with `kill` (a contract breach), kills it at once where the handle can. */
-export const closeServer = fromPromise<void, CloseInput>(async ({ input }) => {
+/**
+ * Closes what was spawned; with `kill` (a contract breach), kills it at once where the handle can.
+ * Resolves with how the process ended, so `status().lastExit` shows the end the runtime caused too.
+ */
+export const closeServer = fromPromise<ServerExit | undefined, CloseInput>(async ({ input }) => {
   const { handle } = input;
-  if (!handle) return;
+  if (!handle) return undefined;
   if (input.kill && handle.kill) await handle.kill();
   else await handle.close();
+  return handle.exit?.();
 });
 
 export const watchServer = fromCallback<ServerEvent, { connection: ServerConnection }>(({ input, sendBack }) =>

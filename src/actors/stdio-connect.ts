@@ -6,12 +6,11 @@
 import type { CallbackLogicFunction } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { ConnectInput, ConnectionEnded, ServerExit, ServerHandle } from '../machines/server-io.js';
 import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
+import { versionMismatch, watchInitializeAnswer } from './protocol-version.js';
 import { serverEnvironment } from './server-environment.js';
 import { isTransientSpawnFailure } from './spawn-failure.js';
 import { describeExit, StdioProcessTransport, type ProcessExit } from './stdio-process-transport.js';
@@ -53,6 +52,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
       await transport.close();
     },
     kill: () => transport.kill(),
+    exit: () => processExit(transport.exit),
   };
   sendBack({ type: 'server.spawned', handle });
 
@@ -82,6 +82,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
         closeTransport: () => handle.close(),
         killTransport: () => transport.kill(),
         diagnostics: () => transport.diagnostics(),
+        exit: () => processExit(transport.exit),
       });
     } catch (error) {
       if (!active) return;
@@ -131,43 +132,13 @@ function endedBy(exit: ProcessExit, serverName: string): ConnectionEnded {
   return { normal: exit.normal && !exit.reason, error, exit: exitSummary(exit) };
 }
 
+/** The exit of a process that ran (a spawn that never happened has neither code nor signal). */
+function processExit(exit: ProcessExit | undefined): ServerExit | undefined {
+  return exit && (exit.code !== null || exit.signal !== null) ? exitSummary(exit) : undefined;
+}
+
 function exitSummary(exit: ProcessExit): ServerExit {
   return { code: exit.code, signal: exit.signal, stderrTail: exit.stderrTail };
-}
-
-/**
- * Notes the protocol version the server answered initialize with, by looking at the messages on
- * their way to the SDK Client (which rejects an unsupported one with only a sentence).
- */
-function watchInitializeAnswer(transport: Transport, seen: (version: string) => void): void {
-  let handler: Transport['onmessage'];
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    get: () => handler,
-    set: (next: Transport['onmessage']) => {
-      handler =
-        next &&
-        ((message, extra) => {
-          const result = 'result' in message ? (message.result as { protocolVersion?: unknown; serverInfo?: unknown }) : undefined;
-          if (result && typeof result.protocolVersion === 'string' && result.serverInfo !== undefined) seen(result.protocolVersion);
-          next(message, extra);
-        });
-    },
-  });
-}
-
-function versionMismatch(answered: string | undefined, serverName: string, cause: unknown): McpActorsError | undefined {
-  if (answered === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(answered)) return undefined;
-  return new McpActorsError(
-    ErrorCode.PROTOCOL_ERROR,
-    `server "${serverName}" speaks MCP protocol version ${answered}, which this client does not support ` +
-      `(it speaks ${LATEST_PROTOCOL_VERSION}, and also ${SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== LATEST_PROTOCOL_VERSION).join(', ')}); ` +
-      'it is not restarted: upgrade or downgrade the server (or mcp-actors) so they share a version',
-    {
-      cause,
-      details: { server: serverName, kind: 'protocolVersion', serverVersion: answered, clientVersion: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
-    },
-  );
 }
 
 function spawnError(error: unknown, serverName: string): McpActorsError {

@@ -35,6 +35,8 @@ export interface ServerHandle {
    * absent, `close()` is used.
    */
   kill?(): Promise<void>;
+  /** How the process ended, once it has (after `close()` or `kill()` resolved); undefined where there is no process. */
+  exit?(): ServerExit | undefined;
 }
 
 /** How a server's process last ended, as `status().lastExit` shows it. */

@@ -102,7 +102,7 @@ export const serverMachine = setup({
   },
   actors: {
     connectServer: fromCallback<ServerEvent, ConnectInput>(() => notProvided('connectServer')),
-    closeServer: fromPromise<void, CloseInput>(async () => notProvided('closeServer')),
+    closeServer: fromPromise<ServerExit | undefined, CloseInput>(async () => notProvided('closeServer')),
     watchServer: fromCallback<ServerEvent, { connection: ServerConnection }>(() => notProvided('watchServer')),
     pingServer: fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(() =>
       notProvided('pingServer'),
@@ -205,7 +205,15 @@ export const serverMachine = setup({
         ? { retryable: true }
         : { restartTimes: [], restartCount: 0, retryable: true, lazyStartCounts: false },
     ),
-    forgetConnection: assign({ handle: undefined, connection: undefined, runningSince: undefined, killOnClose: false }),
+    // Runs on every end of closeServer: its output is how the process ended (the kill of a
+    // contract breach included), which becomes the last exit.
+    forgetConnection: assign(({ event, context }) => ({
+      handle: undefined,
+      connection: undefined,
+      runningSince: undefined,
+      killOnClose: false,
+      lastExit: exitOutput(event) ?? context.lastExit,
+    })),
     addCall: assign({
       inFlight: ({ context, event }) => (event.type === 'call.started' ? [...context.inFlight, event.callId] : context.inFlight),
     }),
@@ -398,4 +406,10 @@ export function publicStateOf(snapshot: ServerSnapshot): ServerState {
   const value = snapshot.value;
   const top = (typeof value === 'string' ? value : Object.keys(value)[0]) as ServerMachineTopState;
   return PUBLIC_STATE_OF[top];
+}
+
+/** The exit a done event of `closeServer` carries (the named action sees the event untyped). */
+function exitOutput(event: { type: string }): ServerExit | undefined {
+  const output = (event as { output?: unknown }).output;
+  return typeof output === 'object' && output !== null && 'stderrTail' in output ? (output as ServerExit) : undefined;
 }

@@ -1,7 +1,7 @@
-/** The README's example test of `mcp-actors/testing`, as written there (imports from src/). */
+/** The README's example tests of `mcp-actors/testing`, as written there (imports from src/). */
 import { expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { fixtureServerConfig, spawnedProcesses, waitForServerState } from '../../src/testing/index.js';
+import { fixtureServerConfig, inProcessFixture, spawnedProcesses, waitForServerState } from '../../src/testing/index.js';
 
 it('survives a server that crashes on its second call', async () => {
   const client = new McpClient(fixtureServerConfig({ name: 'flaky', crashAfter: 1 }));
@@ -11,4 +11,15 @@ it('survives a server that crashes on its second call', async () => {
   expect(client.status().lastError?.code).toBe('SERVER_CRASHED');
   await client.stop();
   expect(spawnedProcesses().groups).toEqual([]);
+});
+
+it('restarts an in-process server whose transport fails', async () => {
+  const fixture = inProcessFixture({ crashAfter: 1 });
+  const client = fixture.client({ name: 'flaky' });
+  await client.callTool('echo', { message: 'one' });
+  await expect(client.callTool('echo', { message: 'two' })).rejects.toMatchObject({ code: 'CONNECTION_LOST' });
+  await waitForServerState(client, 'RUNNING', 5_000);
+  expect(fixture.started).toBe(2);
+  await client.dispose();
+  expect(fixture.running).toBe(0);
 });

@@ -8,7 +8,7 @@ import { isMcpActorsError } from '../../../src/errors/index.js';
 
 export interface CatalogRow {
   readonly id: string;
-  readonly kind: 'fixture' | 'transport' | 'model';
+  readonly kind: 'fixture' | 'inprocess' | 'transport' | 'model';
   readonly fault: string;
   readonly expected: string;
 }
