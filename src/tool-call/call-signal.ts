@@ -44,6 +44,35 @@ export function isCallScoped(signal: AbortSignal): boolean {
   return callScoped.has(signal);
 }
 
+/**
+ * The calls following each long-lived source signal. A source gets ONE `abort` listener however
+ * many calls follow it (16 calls in flight on one caller's signal would otherwise hold 16
+ * listeners, and Node warns past ten); the listener goes when the last follower unlinks.
+ */
+const followers = new WeakMap<AbortSignal, { readonly calls: Set<LinkedCallSignal>; readonly onAbort: () => void }>();
+
+function follow(source: AbortSignal, call: LinkedCallSignal): void {
+  let entry = followers.get(source);
+  if (entry === undefined) {
+    const calls = new Set<LinkedCallSignal>();
+    const onAbort = (): void => {
+      followers.delete(source);
+      for (const follower of [...calls]) follower.abort(source.reason);
+    };
+    entry = { calls, onAbort };
+    followers.set(source, entry);
+    source.addEventListener('abort', onAbort, { once: true });
+  }
+  entry.calls.add(call);
+}
+
+function unfollow(source: AbortSignal, call: LinkedCallSignal): void {
+  const entry = followers.get(source);
+  if (entry === undefined || !entry.calls.delete(call) || entry.calls.size > 0) return;
+  followers.delete(source);
+  source.removeEventListener('abort', entry.onAbort);
+}
+
 /** One call's signal: aborted by `abort()` or by a linked source, until unlinked. */
 export class LinkedCallSignal implements CallSignal {
   #controller: AbortController | undefined;
@@ -52,7 +81,6 @@ export class LinkedCallSignal implements CallSignal {
   #unlinked = false;
   #listeners: ((reason: unknown) => void)[] | undefined;
   #sources: AbortSignal[] | undefined;
-  #onSourceAbort: ((event: Event) => void) | undefined;
   #onUnlink: ((call: LinkedCallSignal) => void) | undefined;
   #unlistenParent: (() => void) | undefined;
 
@@ -64,8 +92,7 @@ export class LinkedCallSignal implements CallSignal {
         this.abort(source.reason);
         return;
       }
-      this.#onSourceAbort ??= (event: Event): void => this.abort((event.target as AbortSignal).reason);
-      source.addEventListener('abort', this.#onSourceAbort, { once: true });
+      follow(source, this);
       (this.#sources ??= []).push(source);
     }
   }
@@ -138,7 +165,7 @@ export class LinkedCallSignal implements CallSignal {
     const sources = this.#sources;
     if (sources === undefined) return;
     this.#sources = undefined;
-    for (const source of sources) source.removeEventListener('abort', this.#onSourceAbort!);
+    for (const source of sources) unfollow(source, this);
   }
 }
 
