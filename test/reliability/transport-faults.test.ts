@@ -15,6 +15,8 @@ import { StdioProcessTransport } from '../../src/actors/stdio-process-transport.
 import { McpClient } from '../../src/client/mcp-client.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { isMcpActorsError } from '../../src/errors/index.js';
+import { publicStateOf } from '../../src/machines/server-machine.js';
+import { ServerState } from '../../src/machines/server-states.js';
 import { fixtureServerConfig } from '../../src/testing/fixture.js';
 import { connectOverTransport, faultyTransport, spawnedProcesses, waitForServerState, type FaultPlan, type FaultyTransport } from '../../src/testing/index.js';
 import { expectAllGone } from '../support/processes.js';
@@ -120,6 +122,8 @@ interface Supervised {
   readonly client: McpClient;
   readonly made: FaultyTransport[];
   readonly pids: number[];
+  /** Every public state the server went through, consecutive repeats folded. */
+  readonly states: string[];
   /** Fires `CALLS` concurrent echo calls; each slot holds how its call settled ('ok' or a code). */
   calls(timeoutMs?: number): Promise<string[][]>;
   /** One more call, its outcome. */
@@ -154,6 +158,17 @@ function supervised(plan: FaultPlan, extra: Partial<McpServerConfig> = {}): Supe
       },
     },
   );
+  const states: string[] = [];
+  let actorError: unknown;
+  client.actor.subscribe({
+    next: (snapshot) => {
+      const state = String(publicStateOf(snapshot));
+      if (states[states.length - 1] !== state) states.push(state);
+    },
+    error: (error) => {
+      actorError = error;
+    },
+  });
   const outcome = (promise: Promise<CallToolResult>, message: string, slot: string[]): Promise<string> =>
     promise.then(
       (result) => {
@@ -169,6 +184,7 @@ function supervised(plan: FaultPlan, extra: Partial<McpServerConfig> = {}): Supe
   return {
     client,
     made,
+    states,
     get pids() {
       return inners.map((t) => t.pid).filter((pid): pid is number => pid !== undefined);
     },
@@ -190,6 +206,9 @@ function supervised(plan: FaultPlan, extra: Partial<McpServerConfig> = {}): Supe
       await client.dispose();
       await expectAllGone(pids, pids);
       expect(spawnedProcesses().groups).toEqual([]);
+      expect(actorError, 'the server actor never failed').toBeUndefined();
+      for (const state of states) expect(Object.values(ServerState), `state ${state}`).toContain(state);
+      expect(states[states.length - 1]).toBe('STOPPED');
     },
   };
 }
@@ -213,6 +232,7 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     expect(s.client.status().restarts).toBe(0);
     expect(s.made).toHaveLength(1);
     await s.stop();
+    expect(s.states).toEqual(['STARTING', 'RUNNING', 'STOPPING', 'STOPPED']);
     record('supervised-transport-drop', `seed 7: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
   });
 
@@ -272,6 +292,7 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     expect(s.client.status().restarts).toBe(0);
     expect(await s.echo('after')).toBe('ok');
     await s.stop();
+    expect(s.states).toEqual(['STARTING', 'RUNNING', 'STOPPING', 'STOPPED']);
     record('supervised-transport-corrupt', `seed 11: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
   });
 
@@ -291,6 +312,7 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     expect(s.client.status().restarts).toBe(1);
     expect(s.client.status().lastError?.code).toBe('SERVER_CRASHED');
     await s.stop();
+    expect(s.states).toEqual(['STARTING', 'RUNNING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED']);
     record('supervised-transport-disconnect', `seed 12: ${summary(outcomes)}; ${s.client.status().lastError?.code ?? ''}, restarted over a fresh transport (restarts 1), next call answered, stop() left no process`, ms);
   });
 
@@ -313,6 +335,8 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     expect(s.client.status().restarts).toBe(2);
     expect(s.client.status().lastError?.code).toBe('SERVER_CRASHED');
     await s.stop();
+    // A crash goes through starting.failing (the dead transport is closed) before the machine decides: STARTING, then ERROR.
+    expect(s.states).toEqual(['STARTING', 'RUNNING', 'STARTING', 'RUNNING', 'STARTING', 'RUNNING', 'STARTING', 'ERROR', 'STOPPED']);
     record('supervised-transport-disconnect-every-start', `seed 13: ${seen.join(', ')}; ERROR after 3 transports (restarts 2, maxRestarts 2), lastError SERVER_CRASHED, stop() left no process`, ms);
   });
 });
