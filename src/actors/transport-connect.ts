@@ -25,7 +25,11 @@ import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
 import { answeredVersion, interceptMessages, versionMismatch } from './protocol-version.js';
 
-/** Makes a fresh transport for one connection attempt (each restart asks again). */
+/**
+ * Makes a fresh transport for one connection attempt (each restart asks again). Under `McpClient`
+ * (and the runtime) it gets the server's configuration as written, `env` and `headers` included;
+ * the machine's own copy of it, which inspectors and snapshots show, stays redacted.
+ */
 export type TransportFactory = (config: ResolvedServerConfig) => Transport | Promise<Transport>;
 
 /** A JSON-RPC 2.0 request, notification or response, by shape. */
@@ -49,8 +53,25 @@ function pause(ms: number): Promise<void> {
  * const client = new McpClient({ name: 'mine', command: 'in-process' }, { actors: { connectServer: connectOverTransport(() => clientSide) } });
  */
 export function connectOverTransport(makeTransport: TransportFactory) {
-  return fromCallback<ServerEvent, ConnectInput>(({ input, sendBack }) => {
-    const { config } = input;
+  return connectWith(makeTransport, undefined);
+}
+
+/** The logic `connectOverTransport` made, and its factory (see `withServerConfig`). */
+const factories = new WeakMap<object, TransportFactory>();
+
+/**
+ * A `connectServer` actor given by a host, made to see `config` (the real one, with its secrets)
+ * instead of the machine's redacted copy: `McpClient` calls this on `actors.connectServer`. Logic
+ * that `connectOverTransport` did not make is returned as it is.
+ */
+export function withServerConfig<L extends object>(logic: L, config: ResolvedServerConfig): L {
+  const factory = factories.get(logic);
+  return factory ? (connectWith(factory, config) as unknown as L) : logic;
+}
+
+function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServerConfig | undefined) {
+  const logic = fromCallback<ServerEvent, ConnectInput>(({ input, sendBack }) => {
+    const config = realConfig ?? input.config;
     const details = { server: config.name, transport: 'in-process' };
     let active = true;
     let handedOver = false;
@@ -159,4 +180,6 @@ export function connectOverTransport(makeTransport: TransportFactory) {
       if (!handedOver) void handle.close();
     };
   });
+  factories.set(logic, makeTransport);
+  return logic;
 }

@@ -22,6 +22,7 @@ import {
 } from '../machines/server-machine.js';
 import type { ServerState } from '../machines/server-states.js';
 import { createConnectServer, defaultServerActors, type ServerActors } from '../actors/server-actors.js';
+import { withServerConfig } from '../actors/transport-connect.js';
 import { Redactor, redactedConfig } from '../redaction/redactor.js';
 import type { ElicitHandler, SampleHandler } from '../actors/server-requests.js';
 import type { OAuthClientProvider } from '../auth/server-auth.js';
@@ -199,9 +200,11 @@ export class McpClient implements AsyncDisposable {
           handlers: { onElicit: options.onElicit, onSample: options.onSample, related: () => this.relatedContext() },
         })
       : undefined;
+    // A host's transport factory (connectOverTransport) gets the real configuration, like ours.
+    const hostActors = options.actors?.connectServer ? { ...options.actors, connectServer: withServerConfig(options.actors.connectServer, this.config) } : options.actors;
     const machine =
-      options.actors || connectServer
-        ? serverMachine.provide({ actors: { ...defaultServerActors, ...(connectServer ? { connectServer } : {}), ...options.actors } })
+      hostActors || connectServer
+        ? serverMachine.provide({ actors: { ...defaultServerActors, ...(connectServer ? { connectServer } : {}), ...hostActors } })
         : defaultServerMachine();
     const systemId = options.systemId ?? `server:${this.name}`;
     const input: ServerMachineInput = { config: shown, ...(options.clock ? { clock: options.clock } : {}) };

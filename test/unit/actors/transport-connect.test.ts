@@ -67,4 +67,28 @@ describe('connectOverTransport', () => {
     expect((await client.callTool('echo', {})).content).toEqual([{ type: 'text', text: 'hi' }]);
     await client.dispose();
   });
+
+  it("hands the factory the server's real configuration (its env), while the machine's copy stays redacted", async () => {
+    // Before the fix the factory got the machine's redacted copy: a stdio transport built from it
+    // ran the server with every env value "[redacted]".
+    const seen: { env: Readonly<Record<string, string>>; headers: Readonly<Record<string, string>> }[] = [];
+    const pair = serverPair([]);
+    const client = new McpClient(
+      { name: 'secretive', command: 'in-process', env: { API_TOKEN: 'tok-123456789' } },
+      {
+        actors: {
+          connectServer: connectOverTransport((config) => {
+            seen.push({ env: config.env, headers: config.headers });
+            return pair();
+          }),
+        },
+      },
+    );
+    expect((await client.callTool('echo', {})).content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(seen).toEqual([{ env: { API_TOKEN: 'tok-123456789' }, headers: {} }]);
+    const shown = JSON.stringify(client.actor.getSnapshot().context.config);
+    expect(shown).not.toContain('tok-123456789');
+    expect(shown).toContain('API_TOKEN');
+    await client.dispose();
+  });
 });
