@@ -29,6 +29,7 @@ import { ServerPool, type PoolEntry } from './server-pool.js';
 import { confinementStatus, type ConfinementStatus } from '../actors/confinement/confinement-status.js';
 import type { RuntimeElicitHandler, RuntimeSampleHandler } from '../actors/server-requests.js';
 import type { ServerAuth } from '../auth/server-auth.js';
+import type { ServerActors } from '../actors/server-actors.js';
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
@@ -66,6 +67,13 @@ export interface RuntimeOptions {
   readonly onElicit?: RuntimeElicitHandler;
   /** Answers servers' `sampling/createMessage`, told the tenant and the actor it concerns; declared only when given. */
   readonly onSample?: RuntimeSampleHandler;
+  /**
+   * Per server name (as in the config), the actors its supervision runs on instead of spawning its
+   * command: e.g. `{ flaky: inProcessFixture({ crashAfter: 2 }).actors }` from `mcp-actors/testing`,
+   * or `{ connectServer: connectOverTransport(() => transport) }` for a transport of your own. The
+   * server keeps its config entry (timeouts, restart policy); its `command` is not run.
+   */
+  readonly serverActors?: Readonly<Record<string, Partial<ServerActors>>>;
 }
 
 export interface ActivateOptions {
@@ -152,6 +160,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw redactor.redactError(error);
   }
   for (const server of Object.values(config.servers)) redactor.addServerConfig(server);
+  for (const name of Object.keys(options.serverActors ?? {})) {
+    if (config.servers[name] === undefined) {
+      throw new McpActorsError(
+        ErrorCode.INVALID_ARGUMENT,
+        `serverActors names "${name}", which is not a server of the configuration; declare it under servers (known: ${Object.keys(config.servers).join(', ') || 'none'})`,
+        { details: { server: name } },
+      );
+    }
+  }
   const serverOptions = inspectServerOptions(options.inspect);
   const inspector = serverOptions ? await openInspector(serverOptions, redactor) : undefined;
   return new RuntimeImpl(config, options, domainServers, redactor, inspector);
@@ -215,7 +232,7 @@ class RuntimeImpl implements Runtime {
       ...(observer ? { inspect: observer } : {}),
     });
     this.actor.start();
-    this.pool = new ServerPool(this.actor, redactor, { auth: options.auth, onElicit: options.onElicit, onSample: options.onSample });
+    this.pool = new ServerPool(this.actor, redactor, { auth: options.auth, onElicit: options.onElicit, onSample: options.onSample, serverActors: options.serverActors });
     this.pool.onCreated((entry) => this.watchServer(entry));
   }
 

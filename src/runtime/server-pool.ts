@@ -22,12 +22,15 @@ import { bindPlaceholders } from './placeholders.js';
 import { withSandbox } from '../actors/confinement/confinement-plan.js';
 import { forTenant, type RuntimeElicitHandler, type RuntimeSampleHandler } from '../actors/server-requests.js';
 import type { ServerAuth } from '../auth/server-auth.js';
+import type { ServerActors } from '../actors/server-actors.js';
 
 /** What the host gave for remote servers and for the questions servers ask back. */
 export interface RemoteOptions {
   readonly auth?: ServerAuth | undefined;
   readonly onElicit?: RuntimeElicitHandler | undefined;
   readonly onSample?: RuntimeSampleHandler | undefined;
+  /** Per server name, the actors its supervision runs on instead of the defaults (see `RuntimeOptions.serverActors`). */
+  readonly serverActors?: Readonly<Record<string, Partial<ServerActors>>> | undefined;
 }
 
 export interface PoolEntry {
@@ -94,6 +97,7 @@ export class ServerPool {
       redactor: this.redactor,
       ...(provider ? { auth: provider } : {}),
       ...forTenant(options.tenant, this.remote),
+      ...(this.remote.serverActors?.[config.name] ? { actors: this.remote.serverActors[config.name] } : {}),
       host: this.hostFor(key, options.actor),
     });
     const entry: PoolEntry = {
