@@ -7,7 +7,7 @@
  * it) are back to none after each run; the host process's own listeners (exit, signals) are the
  * same at the end of the first third of the runs and at the end; and the heap after gc (objects, not compiled code) at the end
  * is within HEAP_TOLERANCE of that point — less than a leak of 1 KiB per command would add over
- * the last two thirds.
+ * the last two thirds (judged in the full run; see HEAP_TOLERANCE).
  *
  * MCP_ACTORS_MODEL_LEAK=<bytes> makes every command keep that many bytes, to see the heap check
  * fail: with 1024 (seed 1991838550) it grew +114 KiB over 106 commands and failed, against
@@ -31,9 +31,15 @@ const FULL = process.env.MCP_ACTORS_RELIABILITY_FULL === '1';
 const RUNS = Number(process.env.MCP_ACTORS_MODEL_RUNS ?? (FULL ? 95 : 16));
 const MAX_COMMANDS = 25;
 const IDLE_STOP_MS = 400;
-/** Below what 1 KiB per command over the last two thirds adds (100-150 KiB in npm test, about 700 KiB in the full run); the noise seen here was within ±50 KiB. */
-// The full run's noise reached +60 KiB over 800 commands; a leak of 1 KiB a command would add 800 KiB.
+/**
+ * Below what 1 KiB per command over the last two thirds adds (about 700 KiB in the full run; its
+ * noise reached +60 KiB over 800 commands). The heap is asserted only in the full run: over the
+ * 90-110 commands after the first third of an `npm test` run, the noise on Node 22 and 24 reached
+ * -129 and +168 KiB (CI), as much as such a leak would add, so there it is measured and printed,
+ * not judged. MCP_ACTORS_MODEL_LEAK (the check's own test) asserts it at 64 KiB at any size.
+ */
 const HEAP_TOLERANCE = (FULL ? 192 : 64) * 1024;
+const JUDGE_HEAP = FULL || Number(process.env.MCP_ACTORS_MODEL_LEAK ?? 0) > 0;
 const LEAK_BYTES = Number(process.env.MCP_ACTORS_MODEL_LEAK ?? 0);
 const leaked: number[][] = [];
 
@@ -184,9 +190,11 @@ describe('the supervised stdio server as a model', () => {
       `model-stdio: ${total} commands in ${RUNS} runs; heap after gc ${Math.round(third!.heap / 1024)} KiB after the first third, ${Math.round(heapEnd / 1024)} KiB at the end ` +
         `(${growth >= 0 ? '+' : ''}${Math.round(growth / 1024)} KiB over ${rest} commands, tolerance ${HEAP_TOLERANCE / 1024} KiB)`,
     );
-    // The check must be able to see 1 KiB a command: the rest of the run has to be long enough.
-    expect(rest * 1024, 'commands after the first third').toBeGreaterThan(1.25 * HEAP_TOLERANCE);
-    expect(growth, 'heap growth after gc over the last two thirds').toBeLessThan(HEAP_TOLERANCE);
+    if (JUDGE_HEAP) {
+      // The check must be able to see 1 KiB a command: the rest of the run has to be long enough.
+      expect(rest * 1024, 'commands after the first third').toBeGreaterThan(1.25 * HEAP_TOLERANCE);
+      expect(growth, 'heap growth after gc over the last two thirds').toBeLessThan(HEAP_TOLERANCE);
+    }
     record(
       'model-stdio',
       `seed ${seed}: ${total} commands in ${RUNS} runs; every call ended once, states valid, no orphan, process/pipe handles flat, ` +
