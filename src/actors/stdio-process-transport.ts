@@ -18,7 +18,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { parseMessageLine } from './json-rpc-line.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
 import { describeExit, type ProcessExit, type StopStep } from './process-exit.js';
@@ -115,7 +116,7 @@ export class StdioProcessTransport implements Transport {
    */
   constructor(options: StdioProcessOptions) {
     this.#options = options;
-    this.#reader = new LineReader({ maxLineBytes: options.maxMessageBytes, parse: deserializeMessage });
+    this.#reader = new LineReader({ maxLineBytes: options.maxMessageBytes, parse: parseMessageLine });
     this.#stderr = new StderrTail(options.stderrLines);
     this.exited = new Promise<ProcessExit>((resolve) => {
       this.#resolveExited = resolve;

@@ -19,7 +19,7 @@ import {
 } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
 import { NotJsonError, safeJsonCopy } from '../registry/safe-json.js';
-import { VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolResult } from '../registry/tool-descriptor.js';
+import { KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolResult } from '../registry/tool-descriptor.js';
 import { compileToolFilter, type ToolFilter } from '../registry/tool-filter.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toMcpToolResult } from './tool-result.js';
@@ -127,25 +127,16 @@ export class McpToolAdapter {
   async invoke(name: string, args: unknown = {}, options: InvokeOptions = {}): Promise<McpToolResult> {
     this.assertConnected('invoke()');
     const started = performance.now();
-    const fail = (errorCode: ToolErrorCode, error: string, extra: Partial<ToolResult> = {}): McpToolResult => ({
-      success: false,
-      content: [],
-      data: undefined,
-      error,
-      errorCode,
-      durationMs: performance.now() - started,
-      ...extra,
-    });
 
     let copy: Record<string, unknown>;
     try {
       const parsed = safeJsonCopy(args);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        return fail('VALIDATION', `validation failed: the arguments of "${name}" must be an object of named arguments`);
+        return failed(started, 'VALIDATION', `validation failed: the arguments of "${name}" must be an object of named arguments`);
       }
       copy = parsed;
     } catch (error) {
-      if (error instanceof NotJsonError) return fail('VALIDATION', `validation failed: ${error.message}`);
+      if (error instanceof NotJsonError) return failed(started, 'VALIDATION', `validation failed: ${error.message}`);
       throw error;
     }
 
@@ -155,24 +146,24 @@ export class McpToolAdapter {
       try {
         tool = await this.lookup(name);
       } catch (error) {
-        return fail(toolErrorCodeOf(error), messageOf(error));
+        return failed(started, toolErrorCodeOf(error), messageOf(error));
       }
     }
     if (!tool) {
-      return fail('NOT_FOUND', `tool "${name}" not found on server "${this.server}"`);
+      return failed(started, 'NOT_FOUND', `tool "${name}" not found on server "${this.server}"`);
     }
-    if (tool.unusable) return fail('VALIDATION', `validation failed: ${tool.unusable}; the call was not sent`);
+    if (tool.unusable) return failed(started, 'VALIDATION', `validation failed: ${tool.unusable}; the call was not sent`);
     const input = options[VALIDATED_AGAINST] === tool.inputSchema ? undefined : compileSchema(tool.inputSchema);
     if (input?.ok && !input.validate(copy)) {
       const violations = violationsOf(input.validate.errors);
-      return fail('VALIDATION', `validation failed for "${name}": ${describeViolations(violations)}`, { violations });
+      return failed(started, 'VALIDATION', `validation failed for "${name}": ${describeViolations(violations)}`, { violations });
     }
 
     let answer;
     try {
       answer = await this.client.callTool(name, copy, options);
     } catch (error) {
-      return fail(toolErrorCodeOf(error), messageOf(error));
+      return failed(started, toolErrorCodeOf(error), messageOf(error));
     }
     return toMcpToolResult(answer, tool, performance.now() - started);
   }
@@ -280,7 +271,11 @@ export class McpToolAdapter {
           unusable: tool.unusable,
           inference: tool.inference,
         } satisfies ToolDescriptor,
-        handler: (args: Record<string, unknown>, invokeOptions: InvokeOptions) => this.invoke(tool.name, args, invokeOptions),
+        // The client times the request itself (the SDK's timeout, which cancels it on the wire and
+        // answers REQUEST_TIMEOUT): the call path arms no second timer for it.
+        handler: Object.assign((args: Record<string, unknown>, invokeOptions: InvokeOptions) => this.invoke(tool.name, args, invokeOptions), {
+          [KEEPS_OWN_DEADLINE]: true as const,
+        }),
       }));
     registry.replaceNamespace(namespace, records);
     return records.map((record) => record.descriptor);
@@ -312,6 +307,11 @@ export class McpToolAdapter {
       { details: { server: this.server } },
     );
   }
+}
+
+/** A call that failed before or without an answer (made only then: not a closure per call). */
+function failed(started: number, errorCode: ToolErrorCode, error: string, extra: Partial<ToolResult> = {}): McpToolResult {
+  return { success: false, content: [], data: undefined, error, errorCode, durationMs: performance.now() - started, ...extra };
 }
 
 /**

@@ -29,7 +29,8 @@ import type { OAuthClientProvider } from '../auth/server-auth.js';
 import { currentCallContext, type CallContext } from './call-context.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
-import { isCallScoped, linkCallSignal } from '../tool-call/call-signal.js';
+import { isCallScoped, linkCallSignal, type CallSignal } from '../tool-call/call-signal.js';
+import { CALL_SIGNAL } from '../registry/tool-descriptor.js';
 
 export interface McpClientOptions {
   /** Replace the I/O of the machine (tests, custom transports). */
@@ -349,11 +350,14 @@ export class McpClient implements AsyncDisposable {
     // of it is a promise and a microtask hop per call).
     const { connection, deadline, timeoutMs } = this.runningConnection(options) ?? (await this.connectionWithDeadline(`call "${name}"`, options));
     // The SDK never removes the listener it adds to a request's signal: give it one of this call's
-    // own, linked to the caller's only until the call settles (see tool-call/call-signal.ts). A
-    // signal that already is one call's own (an actor's call) is given as it is.
-    const given = options.signal;
+    // own, linked to the caller's only until the call settles (see tool-call/call-signal.ts).
+    // The call path's own signal (an actor's call, through the adapter) is given to the SDK as it
+    // is; a caller's is linked to one of this call's own. Either way the SDK gets the call's light
+    // request signal, not an AbortController (see `RequestSignal` in tool-call/call-signal.ts).
+    const own = (options as { readonly [CALL_SIGNAL]?: CallSignal })[CALL_SIGNAL];
+    const given = own === undefined ? options.signal : undefined;
     const call = given && !isCallScoped(given) ? linkCallSignal(given) : undefined;
-    const signal = call ? call.signal : given;
+    const signal = own ? own.requestSignal : call ? call.requestSignal : given;
     const context = options.context ?? currentCallContext();
     const activity = this.callBegan(connection, context);
     try {

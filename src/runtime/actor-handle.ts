@@ -81,6 +81,11 @@ export class ActorHandle implements AsyncDisposable {
   /** Calls in flight, and who waits for them all to end (deactivate()). */
   private callsInFlight = 0;
   private readonly callsSettled: (() => void)[] = [];
+  /** A call's names in the inspector (only a call that runs as a machine is asked for them). */
+  private readonly callLabelOf = (input: ToolCallInput): { systemId: string; id: string } => ({
+    systemId: `call:${input.callId}`,
+    id: callLabel(this.name, this.tenant, Number(input.callId.slice(this.id.length + 1)), input.tool.name),
+  });
   private readonly callSettled = (): void => {
     this.callsInFlight -= 1;
     if (this.callsInFlight === 0) for (const wake of this.callsSettled.splice(0)) wake();
@@ -171,68 +176,70 @@ export class ActorHandle implements AsyncDisposable {
     const sequence = ++this.calls;
     const callId = `${this.id}#${sequence}`;
     this.callsInFlight += 1;
-    const running = this.runCall(callId, sequence, toolName, args, options);
-    // runCall never rejects; a counter and one `then` rather than a set of promises and a `finally`.
-    void running.then(this.callSettled, this.callSettled);
-    return running;
+    // runCall never rejects, and counts its own end: a counter rather than a set of promises.
+    return this.runCall(callId, toolName, args, options);
   }
 
-  private async runCall(callId: string, sequence: number, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
-    const { emit } = this.wiring;
-    if (this.deactivating || this.actor.getSnapshot().value !== 'active') {
-      return this.audited(undefined, {
-        ...unknownToolOutcome(callId, toolName),
-        error: new McpActorsError(ErrorCode.NOT_CONNECTED, `actor "${this.name}" is not active; activate it before calling tools`, {
-          details: { actor: this.name, tool: toolName },
-        }),
-      });
-    }
-    if (this.toolsetStale) this.refreshToolset();
-    const tool = this.toolset.get(toolName);
-    if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()]));
-    this.wiring.redactor.addArguments(toolName, args);
-    const input: ToolCallInput = {
-      callId,
-      tool,
-      args,
-      timeoutMs: options.timeoutMs ?? this.wiring.defaultTimeoutMs,
-      meta: this.meta,
-      // The call's context: a question the server asks back while it runs is told whose call it
-      // is. Passed down with the call, not through AsyncLocalStorage: on Node 20 a store in use
-      // turns on async hooks for every promise of the process.
-      context: this.callContext,
-      sandboxed: this.wiring.workspace !== undefined,
-      startedAt: Date.now(),
-    };
-    emit({ type: 'call.started', callId, actor: this.name, tenant: this.tenant, tool: toolName, category: tool.category });
-    let outcome: CallOutcome;
-    // A signal of the call's own, unlinked when it settles: neither the actor nor the caller keeps
-    // a listener per call (see tool-call/call-signal.ts).
-    const call = this.callSignals.open(options.signal);
+  private async runCall(callId: string, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
     try {
-      outcome = await executeToolCall(this.steps, input, {
-        signal: call,
-        parent: this.actor,
-        inspected: this.wiring.inspected,
-        systemId: `call:${callId}`,
-        id: callLabel(this.name, this.tenant, sequence, toolName),
-      });
-    } catch (cause) {
-      // The call path ends every call with an outcome; this only catches a defect in it.
-      outcome = {
+      const { emit } = this.wiring;
+      if (this.deactivating || this.actor.getSnapshot().value !== 'active') {
+        return this.audited(undefined, {
+          ...unknownToolOutcome(callId, toolName),
+          error: new McpActorsError(ErrorCode.NOT_CONNECTED, `actor "${this.name}" is not active; activate it before calling tools`, {
+            details: { actor: this.name, tool: toolName },
+          }),
+        });
+      }
+      if (this.toolsetStale) this.refreshToolset();
+      const tool = this.toolset.get(toolName);
+      if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()]));
+      this.wiring.redactor.addArguments(toolName, args);
+      const input: ToolCallInput = {
         callId,
-        tool: toolName,
-        status: 'failed',
-        result: undefined,
-        changes: [],
-        checkpointId: undefined,
-        error: new McpActorsError(ErrorCode.TOOL_FAILED, `the call of "${toolName}" failed unexpectedly: ${messageOf(cause)}`, { cause }),
-        durationMs: Date.now() - input.startedAt,
+        tool,
+        args,
+        timeoutMs: options.timeoutMs ?? this.wiring.defaultTimeoutMs,
+        meta: this.meta,
+        // The call's context: a question the server asks back while it runs is told whose call it
+        // is. Passed down with the call, not through AsyncLocalStorage: on Node 20 a store in use
+        // turns on async hooks for every promise of the process.
+        context: this.callContext,
+        sandboxed: this.wiring.workspace !== undefined,
+        startedAt: Date.now(),
       };
+      emit({ type: 'call.started', callId, actor: this.name, tenant: this.tenant, tool: toolName, category: tool.category });
+      let outcome: CallOutcome;
+      // A signal of the call's own, unlinked when it settles: neither the actor nor the caller keeps
+      // a listener per call (see tool-call/call-signal.ts).
+      const call = this.callSignals.open(options.signal);
+      try {
+        outcome = await executeToolCall(this.steps, input, {
+          signal: call,
+          parent: this.actor,
+          inspected: this.wiring.inspected,
+          label: this.callLabelOf,
+        });
+      } catch (cause) {
+        // The call path ends every call with an outcome; this only catches a defect in it.
+        outcome = {
+          callId,
+          tool: toolName,
+          status: 'failed',
+          result: undefined,
+          changes: [],
+          checkpointId: undefined,
+          error: new McpActorsError(ErrorCode.TOOL_FAILED, `the call of "${toolName}" failed unexpectedly: ${messageOf(cause)}`, { cause }),
+          durationMs: Date.now() - input.startedAt,
+        };
+      } finally {
+        call.unlink();
+      }
+      return this.audited(tool, outcome);
+  
     } finally {
-      call.unlink();
+      this.callSettled();
     }
-    return this.audited(tool, outcome);
   }
 
   /** Every call leaves an audit record on events$, and denials and violations an event of their own. */

@@ -26,11 +26,32 @@ export interface CallSignal {
   readonly reason: unknown;
   /** Calls `listener` once when the call is cancelled; returns the removal. No `EventTarget` is involved. */
   onAbort(listener: (reason: unknown) => void): () => void;
+  /**
+   * The call as the MCP SDK's request signal, without an `AbortController` (see `RequestSignal`):
+   * for `Protocol.request` only, never for code that expects a real `EventTarget`.
+   */
+  readonly requestSignal: AbortSignal;
   /** Detaches from the linked signals; call it once the call has settled. Idempotent. */
   unlink(): void;
 }
 
 const NOTHING = (): void => undefined;
+
+type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
+
+/** Listeners kept without an array for the first one. */
+type Listeners<T> = T | T[] | undefined;
+const added = <T>(listeners: Listeners<T>, listener: T): Listeners<T> =>
+  listeners === undefined ? listener : Array.isArray(listeners) ? (listeners.push(listener), listeners) : [listeners, listener];
+function removed<T>(listeners: Listeners<T>, listener: T): Listeners<T> {
+  if (listeners === listener) return undefined;
+  if (!Array.isArray(listeners)) return listeners;
+  const at = listeners.indexOf(listener);
+  if (at >= 0) listeners.splice(at, 1);
+  return listeners;
+}
+const NONE: readonly never[] = [];
+const listed = <T>(listeners: Listeners<T>): readonly T[] => (listeners === undefined ? NONE : Array.isArray(listeners) ? listeners : [listeners]);
 
 /**
  * The signals a `LinkedCallSignal` made (`CallSet.open()`'s calls): each belongs to exactly one call and is never aborted once
@@ -79,10 +100,13 @@ export class LinkedCallSignal implements CallSignal {
   #aborted = false;
   #reason: unknown = undefined;
   #unlinked = false;
-  #listeners: ((reason: unknown) => void)[] | undefined;
+  // One listener is the common case: kept as it is, an array only from the second on (an empty
+  // array's first push reserves room for seventeen).
+  #listeners: Listeners<(reason: unknown) => void>;
   #sources: AbortSignal[] | undefined;
   #onUnlink: ((call: LinkedCallSignal) => void) | undefined;
   #unlistenParent: (() => void) | undefined;
+  #dom: Listeners<AbortListener>;
 
   constructor(sources: readonly (AbortSignal | undefined)[] = [], onUnlink?: (call: LinkedCallSignal) => void) {
     this.#onUnlink = onUnlink;
@@ -116,6 +140,44 @@ export class LinkedCallSignal implements CallSignal {
     return controller.signal;
   }
 
+  /**
+   * What the MCP SDK (1.32) reads of a request's signal, and nothing more: `aborted`, `reason`,
+   * `throwIfAborted()` and one `abort` listener (`Protocol.request`, `shared/protocol.js`). Handing
+   * the SDK a real `AbortSignal` costs an `AbortController` and an `EventTarget` listener per call,
+   * made and collected: about 8 µs of host CPU a call over stdio, a fifth of a raw SDK call. This
+   * call is that signal itself (the members below): the SDK's never-removed listener goes with the
+   * call once it settles, and a settled call is never cancelled on the wire.
+   * `test/integration/call-signals.test.ts` holds the SDK to it: a cancel or a timeout in flight
+   * still reaches the server, once.
+   */
+  get requestSignal(): AbortSignal {
+    return this as unknown as AbortSignal;
+  }
+
+  /** For the SDK (see `requestSignal`). */
+  onabort: ((event: Event) => void) | null = null;
+
+  /** For the SDK (see `requestSignal`). */
+  throwIfAborted(): void {
+    if (this.#aborted) throw this.#reason;
+  }
+
+  /** For the SDK (see `requestSignal`): `abort` listeners, dropped at `unlink()`. */
+  addEventListener(type: string, listener: AbortListener | null): void {
+    if (type !== 'abort' || listener === null || this.#aborted || this.#unlinked) return;
+    this.#dom = added(this.#dom, listener);
+  }
+
+  /** For the SDK (see `requestSignal`). */
+  removeEventListener(type: string, listener: AbortListener | null): void {
+    if (type === 'abort' && listener !== null) this.#dom = removed(this.#dom, listener);
+  }
+
+  /** For the SDK (see `requestSignal`): the signal is aborted only through `abort()`. */
+  dispatchEvent(): boolean {
+    return true;
+  }
+
   get aborted(): boolean {
     return this.#aborted;
   }
@@ -126,11 +188,9 @@ export class LinkedCallSignal implements CallSignal {
 
   onAbort(listener: (reason: unknown) => void): () => void {
     if (this.#aborted || this.#unlinked) return NOTHING;
-    (this.#listeners ??= []).push(listener);
+    this.#listeners = added(this.#listeners, listener);
     return () => {
-      const listeners = this.#listeners;
-      const at = listeners === undefined ? -1 : listeners.indexOf(listener);
-      if (at >= 0) listeners!.splice(at, 1);
+      this.#listeners = removed(this.#listeners, listener);
     };
   }
 
@@ -143,13 +203,24 @@ export class LinkedCallSignal implements CallSignal {
     this.#controller?.abort(reason);
     const listeners = this.#listeners;
     this.#listeners = undefined;
-    if (listeners !== undefined) for (const listener of listeners) listener(reason);
+    for (const listener of listed(listeners)) listener(reason);
+    const dom = this.#dom;
+    this.#dom = undefined;
+    if (dom === undefined && this.onabort === null) return;
+    const event = new Event('abort');
+    this.onabort?.call(this, event);
+    for (const listener of listed(dom)) {
+      if (typeof listener === 'function') listener.call(this, event);
+      else listener.handleEvent(event);
+    }
   }
 
   unlink(): void {
     if (this.#unlinked) return;
     this.#unlinked = true;
     this.#listeners = undefined;
+    this.#dom = undefined;
+    this.onabort = null;
     this.#detach();
     const onUnlink = this.#onUnlink;
     this.#onUnlink = undefined;
@@ -168,7 +239,6 @@ export class LinkedCallSignal implements CallSignal {
     for (const source of sources) unfollow(source, this);
   }
 }
-
 
 /**
  * @example

@@ -179,5 +179,25 @@ describe('per-call signals over the real stdio fixture', () => {
     await waitUntil(() => wire.counts()['tools/call'] === 3, 'the fixture to write its counts at exit');
     expect(wire.counts()['notifications/cancelled']).toBe(2);
   }, 60_000);
+
+  it('a call that runs out of time is cancelled on the wire once, by the request’s own deadline, on the fast path and through the machine', async () => {
+    const wire = wireLog();
+    const runtime = await createRuntime({ config: runtimeConfig(wire.path), callTimeoutMs: 30_000 });
+    try {
+      const actor = await runtime.activate('caller', { tenant: 'acme' });
+      const read = await actor.call('fixture/read_slowly', { ms: 20_000 }, { timeoutMs: 300 });
+      expect(read).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT' } });
+      expect(read.error?.message).toContain('300 ms');
+      await waitUntil(() => wire.counts()['notifications/cancelled'] === 1, 'the first cancellation on the wire');
+      const write = await actor.call('fixture/sleep', { ms: 20_000 }, { timeoutMs: 300 });
+      expect(write).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT' } });
+      await waitUntil(() => wire.counts()['notifications/cancelled'] === 2, 'the second cancellation on the wire');
+      expect((await actor.call('fixture/echo', { message: 'after' })).status).toBe('committed');
+    } finally {
+      await runtime.shutdown();
+    }
+    await waitUntil(() => wire.counts()['tools/call'] === 3, 'the fixture to write its counts at exit');
+    expect(wire.counts()['notifications/cancelled']).toBe(2);
+  }, 60_000);
 });
 
