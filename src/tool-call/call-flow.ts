@@ -87,13 +87,21 @@ export interface CallStep {
    * What the call's `timeoutMs` running out does while the step runs (the timer starts with the
    * step, and only if it does not answer at once).
    */
-  readonly timeout?: FixedMove<[]> & { readonly timedElsewhere?: (steps: ToolCallSteps, state: CallState) => boolean };
+  readonly timeout?: FixedMove<[]>;
+  /**
+   * Whether this call's I/O for the step answers the call's cancel and its deadline by itself, at
+   * once (a tool that keeps its own deadline answers CANCELLED or REQUEST_TIMEOUT): then a runner
+   * arms no timer for it, and the fast path races no cancel (the machine still leaves on its
+   * cancel event; `perform` turns the tool's own CANCELLED answer into the same `cancel` move).
+   */
+  readonly answersItself?: (steps: ToolCallSteps, state: CallState) => boolean;
 }
 
 /** Whether a step that has not answered yet must be timed by the runner. */
 export function needsTimer(step: CallStep, steps: ToolCallSteps, state: CallState): boolean {
-  return step.timeout !== undefined && step.timeout.timedElsewhere?.(steps, state) !== true;
+  return step.timeout !== undefined && step.answersItself?.(steps, state) !== true;
 }
+
 
 /** A fixed move as a move. */
 export function fixedMove<A extends unknown[]>(move: FixedMove<A>, state: CallState, ...args: A): Move {
@@ -128,6 +136,11 @@ function settle<T>(run: () => T | Promise<T>, done: (value: T) => Move, failed: 
 function authorized(state: CallState, authorization: Authorization): Move {
   return authorization.allowed ? { to: 'acquiring' } : reject(deniedError(state.input, authorization));
 }
+
+const INVOKE_CANCEL: FixedMove<[reason: string | undefined]> = {
+  to: 'rollingBack',
+  patch: (state, reason) => ({ error: cancelledError(state.input, reason) }),
+};
 
 /** The steps of every call, in order; a step's targets are always later in the list (or `done`). */
 export const CALL_STEPS: readonly CallStep[] = [
@@ -203,16 +216,17 @@ export const CALL_STEPS: readonly CallStep[] = [
         (result: ToolResult): Move =>
           result.success
             ? { to: 'rewritingResult', patch: { result } }
-            : { to: 'rollingBack', patch: { result, error: toolFailedError(state.input, result) } },
+            : // The tool's own answer to this call's cancel is the cancel, as if the runner had raced it.
+              result.errorCode === 'CANCELLED' && scope.signal.aborted
+              ? fixedMove(INVOKE_CANCEL, state, reasonText(scope.signal.reason))
+              : { to: 'rollingBack', patch: { result, error: toolFailedError(state.input, result) } },
         (error) => ({ to: 'rollingBack', patch: { error: threwError(state.input, error) } }),
       ),
-    cancel: { to: 'rollingBack', patch: (state, reason) => ({ error: cancelledError(state.input, reason) }) },
-    timeout: {
-      to: 'rollingBack',
-      patch: (state) => ({ error: timeoutError(state.input) }),
-      // A handler that keeps the deadline itself answers REQUEST_TIMEOUT: a second timer would only cost.
-      timedElsewhere: (steps, state) => steps.keepsOwnDeadline?.(state.input) === true,
-    },
+    cancel: INVOKE_CANCEL,
+    timeout: { to: 'rollingBack', patch: (state) => ({ error: timeoutError(state.input) }) },
+    // A handler that keeps the deadline itself answers REQUEST_TIMEOUT and CANCELLED at once: a
+    // second timer and a second race would only cost.
+    answersItself: (steps, state) => steps.keepsOwnDeadline?.(state.input) === true,
   },
   {
     name: 'rewritingResult',

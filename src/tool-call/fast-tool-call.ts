@@ -5,7 +5,7 @@
  * call should cost a few. Every decision is the step list's, so the walk and the machine cannot
  * differ in what a call does; `properties/fast-path.test.ts` checks that they agree.
  */
-import { FIRST_STEP, STEP, fixedMove, needsTimer, initialState, outcomeOf, reasonText, type CallState, type CallStep, type Move, type StepScope, type Target } from './call-flow.js';
+import { FIRST_STEP, STEP, fixedMove, initialState, outcomeOf, reasonText, type CallState, type CallStep, type Move, type StepScope, type Target } from './call-flow.js';
 import { LinkedCallSignal, type CallSignal } from './call-signal.js';
 import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
@@ -89,10 +89,13 @@ class Walk implements StepScope {
     const { cancel, timeout } = step;
     const call = this.call;
     if (cancel !== undefined && call.aborted) return fixedMove(cancel, state, reasonText(call.reason));
-    const timed = timeout !== undefined && needsTimer(step, this.steps, state);
+    // A step whose I/O answers the cancel and the deadline itself is neither timed nor raced here.
+    const itself = step.answersItself?.(this.steps, state) === true;
+    const timed = timeout !== undefined && !itself;
+    const races = cancel !== undefined && !itself;
     this.#timing = timed;
     const pending = step.perform!(this.steps, state, this);
-    if (!(pending instanceof Promise) || (cancel === undefined && !timed)) return pending;
+    if (!(pending instanceof Promise) || (!timed && !races)) return pending;
     return new Promise<Move>((resolve) => {
       let settled = false;
       const finish = (move: Move): void => {
@@ -102,7 +105,7 @@ class Walk implements StepScope {
         unlisten();
         resolve(move);
       };
-      const unlisten = cancel === undefined ? noop : call.onAbort((reason) => finish(fixedMove(cancel, state, reasonText(reason))));
+      const unlisten = !races ? noop : call.onAbort((reason) => finish(fixedMove(cancel, state, reasonText(reason))));
       const timer =
         !timed
           ? undefined
