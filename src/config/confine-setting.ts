@@ -14,25 +14,7 @@
  * Absent: servers that run in a sandbox are confined wherever a probe run of bubblewrap succeeds.
  */
 
-/** `all` (default), `none`, or the hosts (`name`, `*.name`, `name:port`, `127.0.0.1:8080`) reachable through a proxy. */
-export type ConfineNetwork = 'all' | 'none' | readonly string[];
-
-export interface ConfineOptions {
-  readonly network?: ConfineNetwork;
-  /** More paths the server cannot read (absolute or `~/…`), on top of the default credential folders. */
-  readonly deny?: readonly string[];
-  /** More paths the server may write (absolute or `~/…`). */
-  readonly write?: readonly string[];
-  /** The directory the server works in and may write; the runtime sets it to the sandbox root. */
-  readonly root?: string;
-  /** The project a sandbox stands for; its `.env` files are hidden. The runtime sets it. */
-  readonly project?: string;
-  /** Run unconfined (status() says so, one warning) where confinement is unavailable, rather than fail to start. */
-  readonly fallback?: boolean;
-}
-
-/** `true`: confine (fail to start if this machine cannot); `false`: never; an object: confine, so. */
-export type ConfineSetting = boolean | ConfineOptions;
+import type { ValueOf } from './file-keys.js';
 
 const pathList = (description: string) => ({ type: 'array', items: { type: 'string', minLength: 1 }, description }) as const;
 
@@ -58,3 +40,9 @@ export const confineSchema = {
     },
   ],
 } as const;
+
+/** `true`: confine (fail to start if this machine cannot); `false`: never; an object: confine, so. */
+export type ConfineSetting = ValueOf<typeof confineSchema, false>;
+export type ConfineOptions = Exclude<ConfineSetting, boolean>;
+/** `all` (default), `none`, or the hosts (`name`, `*.name`, `name:port`, `127.0.0.1:8080`) reachable through a proxy. */
+export type ConfineNetwork = NonNullable<ConfineOptions['network']>;

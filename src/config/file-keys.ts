@@ -8,10 +8,32 @@ import type { PathSegment } from './problem-text.js';
 
 export type SchemaNode = Readonly<Record<string, unknown>>;
 
+/** `start_timeout_ms` → `startTimeoutMs`, at the type level. */
+type Camel<S> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+/** The TypeScript type of a value a schema describes; `Filled`: with the schema's defaults filled in. */
+export type ValueOf<P, Filled extends boolean> = P extends { readonly enum: readonly (infer E)[] } ? E
+  : P extends { readonly oneOf: readonly (infer O)[] } ? ValueOf<O, Filled>
+  : P extends { readonly then: infer T; readonly else: infer E } ? ValueOf<T, Filled> | ValueOf<E, Filled>
+  : P extends { readonly type: 'string' } ? string
+  : P extends { readonly type: 'integer' | 'number' } ? number
+  : P extends { readonly type: 'boolean' } ? boolean
+  : P extends { readonly items: infer I } ? readonly ValueOf<I, Filled>[]
+  : P extends { readonly properties: infer Inner } ? (Filled extends true ? Output<Inner, Required<P>> : Input<Inner>)
+  : P extends { readonly additionalProperties: infer A } ? Readonly<Record<string, ValueOf<A, Filled>>>
+  : unknown;
+type Required<P> = P extends { readonly required: readonly (infer R)[] } ? R : never;
+/** What a host may write: every key optional, in camelCase. */
+export type Input<Props> = { readonly [K in keyof Props as Camel<K>]?: ValueOf<Props[K], false> };
+/** What validation hands down: keys with a default (or `Always`) always there. */
+export type Output<Props, Always = never> = { readonly [K in Present<Props, Always> as Camel<K>]: ValueOf<Props[K], true> } & {
+  readonly [K in Exclude<keyof Props, Present<Props, Always>> as Camel<K>]?: ValueOf<Props[K], true>;
+};
 /** `startTimeoutMs` → `start_timeout_ms`. */
 export const toSnakeKey = (camel: string): string => camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 /** `start_timeout_ms` → `startTimeoutMs`. */
 export const toCamelKey = (snake: string): string => snake.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+type Present<Props, Always> = { [K in keyof Props]: Props[K] extends { readonly default: unknown } ? K : K extends Always ? K : never }[keyof Props];
 
 /** A non-null, non-array object, whose own keys can be read. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -20,7 +42,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The schema that describes an object: the node itself, or the object branch of `if/then/else`. */
 const objectSchema = (node: SchemaNode | undefined): SchemaNode | undefined => (node?.if === undefined ? node : (node.else as SchemaNode | undefined));
-const propertiesOf = (node: SchemaNode | undefined) => objectSchema(node)?.properties as Readonly<Record<string, SchemaNode>> | undefined;
+export const propertiesOf = (node: SchemaNode | undefined) => objectSchema(node)?.properties as Readonly<Record<string, SchemaNode>> | undefined;
 
 /** The schema of `value[key]` when `value` has schema `node`, and whether `key` is one of the schema's own keys. */
 export function childOf(node: SchemaNode | undefined, key: PathSegment): { node: SchemaNode | undefined; own: boolean } {

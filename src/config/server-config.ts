@@ -7,7 +7,7 @@
 import { ConfigError } from '../errors/index.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
 import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey, withDefaults } from './file-keys.js';
-import { type FoundProblem, type PathSegment, problemsFromAjv, show, urlProblem } from './problem-text.js';
+import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
 import { type ResolvedServerConfig, type TransportKind, TRANSPORTS, serverConfigSchema } from './server-schema.js';
 import { renderKeyPath } from './source-locations.js';
 
@@ -141,19 +141,8 @@ function crossKeyProblems(data: Record<string, unknown>, style: KeyStyle): Found
       });
     }
   }
-  if (typeof data.url === 'string' && !isHttpUrl(data.url)) problems.push(urlProblem(data.url));
   const order = backoffOrderProblem(data, style);
   return order ? [...problems, order] : problems;
-}
-
-/** Whether `url` is an http(s) URL that names a host (ajv's `uri` format accepts `localhost:3000`). */
-function isHttpUrl(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
-  } catch {
-    return false;
-  }
 }
 
 function backoffOrderProblem(data: Record<string, unknown>, style: KeyStyle): FoundProblem | undefined {
@@ -200,7 +189,7 @@ export function checkNamedServer(
   const isName = (path: readonly PathSegment[]) => path.length === at.length + 1 && path.at(-1) === 'name';
   const problems = [
     ...clash,
-    ...checked.problems.map((p) => (isName(p.path) ? { ...p, path: at, problem: `is not a valid server name: ${p.problem}` } : p)),
+    ...checked.problems.map((p) => (isName(p.path) ? { ...p, path: at, problem: `is not a valid server name: ${p.problem.replace(/^must be a server name: /, 'must be ')}` } : p)),
   ];
   return problems.length > 0 ? { problems } : checked;
 }

@@ -271,14 +271,17 @@ describe('validateServerConfig names each mistake, where it is and what to write
   });
 
   it('rejects a message limit under 1 KiB', () => {
-    expect(problemAt({ ...stdio, maxMessageBytes: 16 }, 'maxMessageBytes').problem).toBe('must be at least 1024 bytes, got 16');
+    expect(problemAt({ ...stdio, maxMessageBytes: 16 }, 'maxMessageBytes')).toMatchObject({
+      problem: 'must be 1024 or more, got 16',
+      hint: 'write a size in bytes such as 16777216 (16 MiB, the default)',
+    });
   });
 
   it('lists the allowed restart policies and translates the usual words', () => {
     expect(problemAt({ ...stdio, restart: 'always' }, 'restart')).toEqual({
       path: 'restart',
       problem: 'must be one of "permanent", "transient" or "temporary", got "always" (a string)',
-      hint: `use "permanent" (OTP's name for always restart)`,
+      hint: 'use "permanent" (always restart)',
     });
     expect(problemAt({ ...stdio, restart: 'on-failure' }, 'restart').hint).toContain('"transient"');
     expect(problemAt({ ...stdio, restart: 'never' }, 'restart').hint).toContain('"temporary"');
@@ -295,7 +298,7 @@ describe('validateServerConfig names each mistake, where it is and what to write
   it('explains the name rule', () => {
     expect(problemAt({ ...stdio, name: 'my server' }, 'name')).toEqual({
       path: 'name',
-      problem: 'must start with a letter or digit and contain only letters, digits, ".", "_" and "-", got "my server" (a string)',
+      problem: 'must be a server name: letters, digits, ".", "_" and "-", starting with a letter or digit, got "my server" (a string)',
       hint: 'write "my-server"',
     });
     expect(problemAt({ ...stdio, name: '' }, 'name').problem).toBe('must not be empty');
