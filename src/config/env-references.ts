@@ -35,27 +35,18 @@ const REFERENCE = /\$\$\{|\$\{([^}]*)\}|\$\{[\s\S]*$/g;
 
 /**
  * Fills in the `${NAME}` references of one string. Returns the expanded text and every mistake
- * found (unset variable, unterminated or malformed reference); the text keeps a mistaken reference
- * as it was written.
+ * found (unset variable, unterminated or malformed reference; an unset one names it in `unset`);
+ * the text keeps a mistaken reference as it was written.
  *
  * @example
  * expandEnvReferences('Bearer ${TOKEN}', { TOKEN: 'abc' }); // { value: 'Bearer abc', problems: [] }
  */
 export function expandEnvReferences(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
-  const { value, problems } = expandMarked(text, env);
-  return { value, problems: problems.map(({ unset: _unset, ...problem }) => problem) };
-}
-
-/** `expandEnvReferences`, with each problem that is only an unset variable marked with its name. */
-function expandMarked(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
   const problems: EnvReferenceProblem[] = [];
   const value = text.replace(REFERENCE, (written: string, inner: string | undefined) => {
     if (written === '$${') return '${';
     if (inner !== undefined) return expandOne(inner, written, env, problems) ?? written;
-    problems.push({
-      problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`,
-      hint: 'close it with }, or write $${ for a literal ${',
-    });
+    problems.push({ problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`, hint: 'close it with }, or write $${ for a literal ${' });
     return written;
   });
   return { value, problems };
@@ -120,7 +111,7 @@ export function resolveEnvReferences(
   const walk = (value: unknown, at: readonly PathSegment[]): unknown => {
     if (typeof value === 'string') {
       if (!value.includes('$')) return value;
-      const expanded = expandMarked(value, env);
+      const expanded = expandEnvReferences(value, env);
       for (const { problem, hint, unset } of expanded.problems) problems.push({ path: at, problem, hint, ...(unset ? { unset } : {}) });
       return expanded.value;
     }

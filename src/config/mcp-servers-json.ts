@@ -11,7 +11,7 @@ import { isRecord } from './file-keys.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { type FoundProblem, show } from './problem-text.js';
 import type { ResolvedServerConfig, TransportKind } from './server-config.js';
-import { UNNAMED_SOURCE, placeProblems, positionAt, yamlLocator } from './source-locations.js';
+import { UNNAMED_SOURCE, placeProblems, yamlLocator } from './source-locations.js';
 import { jsonSyntaxError } from '../cli/json-syntax.js';
 
 export interface ParseMcpServersJsonOptions {
@@ -49,17 +49,14 @@ export function parseMcpServersJson(text: string, options: ParseMcpServersJsonOp
     const hint = 'write { "mcpServers": {} } and add servers to it';
     throw new ConfigError([{ path: '', problem: `${file}:1:1: is empty`, hint }], { subject, details: { file } });
   }
-  const syntax = jsonSyntaxError(source);
-  if (syntax) {
-    const { line, col } = positionAt(source, syntax.offset);
-    throw new ConfigError([{ path: '', problem: `${file}:${line}:${col}: is not valid JSON: ${syntax.problem}`, hint: syntax.hint }], {
-      subject,
-      details: { file },
-    });
-  }
-  const data = JSON.parse(source) as unknown;
   const lineCounter = new LineCounter();
   const locate = yamlLocator(parseDocument(source, { lineCounter, keepSourceTokens: true }), lineCounter);
+  const syntax = jsonSyntaxError(source);
+  if (syntax) {
+    const { line, col } = lineCounter.linePos(syntax.offset);
+    throw new ConfigError([{ path: '', problem: `${file}:${line}:${col}: is not valid JSON: ${syntax.problem}`, hint: syntax.hint }], { subject, details: { file } });
+  }
+  const data = JSON.parse(source) as unknown;
   const env = options.env ?? process.env;
   const found: FoundProblem[] = [];
   const servers: Record<string, ResolvedServerConfig> = {};

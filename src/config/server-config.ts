@@ -10,6 +10,7 @@ import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey
 import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
 import { type ResolvedServerConfig, type TransportKind, TRANSPORTS, serverConfigSchema } from './server-schema.js';
 import { renderKeyPath } from './source-locations.js';
+import { quotedList } from './suggest.js';
 
 export * from './server-schema.js';
 
@@ -91,9 +92,7 @@ export function checkServer(
 }
 
 const given = (data: Record<string, unknown>, key: string): boolean => Object.hasOwn(data, key) && data[key] !== undefined;
-/** Given with content: an empty `args: []` or `headers: {}` (as a resolved config has) says nothing. */
-const givenNonEmpty = (data: Record<string, unknown>, key: string): boolean =>
-  given(data, key) && (typeof data[key] !== 'object' || data[key] === null || Object.keys(data[key] as object).length > 0);
+const isEmpty = (value: unknown): boolean => typeof value === 'object' && value !== null && Object.keys(value).length === 0;
 
 /** The transport written, or the one inferred from command / url; undefined when neither tells. */
 function transportOf(data: Record<string, unknown>): TransportKind | undefined {
@@ -102,69 +101,55 @@ function transportOf(data: Record<string, unknown>): TransportKind | undefined {
   return given(data, 'command') ? 'stdio' : 'streamable-http';
 }
 
+/** The transports a key is for, as its description starts: `stdio: …`, `sse / streamable-http: …`. */
+const ownersOf = (schema: { readonly description?: string }): TransportKind[] =>
+  (schema.description?.split(': ')[0] ?? '').split(' / ').filter((word): word is TransportKind => (TRANSPORTS as readonly string[]).includes(word));
+
 /** The rules the schema cannot say well: which transport needs which key, and backoff's order. */
 function crossKeyProblems(data: Record<string, unknown>, style: KeyStyle): FoundProblem[] {
-  const problems: FoundProblem[] = [];
-  const written = data.transport;
-  const transport = transportOf(data);
-  if (written === undefined && transport === undefined) {
-    problems.push(
-      given(data, 'command')
-        ? {
-          path: ['transport'],
-          problem: 'cannot be inferred: both command (stdio) and url (sse/streamable-http) are given',
-          hint: 'remove url to spawn command, or remove command to connect to url',
-        }
-        : {
-            path: ['command'],
-            problem: 'a server needs either command (stdio) or url (sse/streamable-http)',
-            hint: 'write command: "npx" to spawn a local server, or url: "http://localhost:3000/mcp" to reach a remote one',
-          },
-    );
+  const key = (snake: string) => (style === 'camelCase' ? toCamelKey(snake) : snake);
+  const [written, transport] = [data.transport, transportOf(data)];
+  const order = backoffOrderProblem(data, key);
+  const problems = order ? [order] : [];
+  if (transport === undefined) {
+    if (written !== undefined) return problems; // the schema reports the value
+    return [...problems, given(data, 'command')
+      ? { path: ['transport'], problem: 'cannot be inferred: both command (stdio) and url (sse/streamable-http) are given', hint: 'remove url to spawn command, or remove command to connect to url' }
+      : {
+          path: ['command'],
+          problem: 'a server needs either command (stdio) or url (sse/streamable-http)',
+          hint: 'write command: "npx" to spawn a local server, or url: "http://localhost:3000/mcp" to reach a remote one',
+        }];
   }
-  if (transport !== undefined) {
-    const stdio = transport === 'stdio';
-    const because = written === undefined ? ` (this server uses "${transport}" because ${stdio ? 'command' : 'url'} is given)` : '';
-    const endpoint = stdio ? 'command' : 'url';
-    if (!given(data, endpoint)) {
-      const hint = stdio ? 'write the program to spawn, such as command: "npx"' : 'write the server\'s endpoint, such as url: "http://localhost:3000/mcp"';
-      problems.push({ path: [endpoint], problem: `is required for transport "${transport}"`, hint });
-    }
-    for (const key of stdio ? ['url', 'headers'] : ['command', 'args', 'env', 'cwd']) {
-      if (!givenNonEmpty(data, key)) continue;
-      const problem = stdio ? `belongs to transports "sse" and "streamable-http", not "stdio"${because}` : `belongs to transport "stdio", not "${transport}"${because}`;
-      const other = stdio ? 'transport: "streamable-http"' : written === undefined ? '' : 'transport: "stdio"';
-      problems.push({
-        path: [key],
-        problem,
-        hint: other === '' ? `remove ${key}, or give command instead of url` : `remove ${key}, or write ${other}`,
-      });
-    }
+  const stdio = transport === 'stdio';
+  const endpoint = stdio ? 'command' : 'url';
+  if (!given(data, endpoint)) {
+    const hint = stdio ? 'write the program to spawn, such as command: "npx"' : 'write the server\'s endpoint, such as url: "http://localhost:3000/mcp"';
+    problems.push({ path: [endpoint], problem: `is required for transport "${transport}"`, hint });
   }
-  const order = backoffOrderProblem(data, style);
-  return order ? [...problems, order] : problems;
+  const because = written === undefined ? ` (this server uses "${transport}" because ${endpoint} is given)` : '';
+  for (const [name, schema] of Object.entries(serverConfigSchema.properties) as [string, { description?: string; default?: unknown }][]) {
+    const owners = ownersOf(schema);
+    // An empty `args: []` or `headers: {}` (as a resolved config has) says nothing; keys with a real default are left alone.
+    if (owners.length === 0 || owners.includes(transport) || !given(data, name) || isEmpty(data[name]) || !(schema.default === undefined || isEmpty(schema.default))) continue;
+    const other = stdio || written !== undefined ? `write transport: "${String(owners.at(-1))}"` : 'give command instead of url';
+    const problem = `belongs to ${owners.length > 1 ? 'transports' : 'transport'} ${quotedList(owners, 'and')}, not "${transport}"${because}`;
+    problems.push({ path: [name], problem, hint: `remove ${key(name)}, or ${other}` });
+  }
+  return problems;
 }
 
-function backoffOrderProblem(data: Record<string, unknown>, style: KeyStyle): FoundProblem | undefined {
+function backoffOrderProblem(data: Record<string, unknown>, key: (snake: string) => string): FoundProblem | undefined {
   const backoff = isRecord(data.backoff) ? data.backoff : {};
   const defaults = serverConfigSchema.properties.backoff.properties;
-  const initial = backoff.initial_ms ?? defaults.initial_ms.default;
-  const max = backoff.max_ms ?? defaults.max_ms.default;
+  const [initial, max] = [backoff.initial_ms ?? defaults.initial_ms.default, backoff.max_ms ?? defaults.max_ms.default];
   if (typeof initial !== 'number' || typeof max !== 'number' || max >= initial) return undefined;
-  const [initialKey, maxKey] = style === 'camelCase' ? [toCamelKey('initial_ms'), toCamelKey('max_ms')] : ['initial_ms', 'max_ms'];
-  if (backoff.max_ms !== undefined) {
-    const note = backoff.initial_ms === undefined ? ', the default' : '';
-    return {
-      path: ['backoff', 'max_ms'],
-      problem: `must be at least ${initialKey} (${initial}${note}), got ${max}`,
-      hint: `raise ${maxKey} to ${initial} or more, or lower ${initialKey}`,
-    };
+  const [initialKey, maxKey] = [key('initial_ms'), key('max_ms')];
+  if (backoff.max_ms === undefined) {
+    return { path: ['backoff', 'initial_ms'], problem: `must be at most ${maxKey} (${max}, the default), got ${initial}`, hint: `lower ${initialKey}, or raise ${maxKey} to ${initial} or more` };
   }
-  return {
-    path: ['backoff', 'initial_ms'],
-    problem: `must be at most ${maxKey} (${max}, the default), got ${initial}`,
-    hint: `lower ${initialKey}, or raise ${maxKey} to ${initial} or more`,
-  };
+  const note = backoff.initial_ms === undefined ? ', the default' : '';
+  return { path: ['backoff', 'max_ms'], problem: `must be at least ${initialKey} (${initial}${note}), got ${max}`, hint: `raise ${maxKey} to ${initial} or more, or lower ${initialKey}` };
 }
 
 /**

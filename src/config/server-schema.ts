@@ -46,7 +46,7 @@ export const serverConfigSchema = {
     transport: {
       type: 'string',
       enum: TRANSPORTS,
-      description: 'stdio: spawn command; sse: the older HTTP transport; streamable-http: the current MCP transport over HTTP (WebSocket is not supported). Default: stdio when command is given, streamable-http when url is.',
+      description: 'How to reach the server. stdio: spawn command; sse: the older HTTP transport; streamable-http: the current MCP transport over HTTP (WebSocket is not supported). Default: stdio when command is given, streamable-http when url is.',
     },
     command: { type: 'string', minLength: 1, examples: ['npx'], description: 'stdio: the program to spawn.' },
     args: { type: 'array', items: { type: 'string' }, default: [], description: 'stdio: arguments of command.' },

@@ -52,12 +52,6 @@ export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
   };
 }
 
-/** The line and column of an offset in `text`. */
-export function positionAt(text: string, offset: number): SourcePosition {
-  const before = text.slice(0, Math.max(0, offset));
-  return { line: before.split('\n').length, col: offset - (before.lastIndexOf('\n') + 1) + 1 };
-}
-
 /** The key path of the innermost key or item whose text contains `offset` (for parser errors). */
 function pathAtOffset(doc: Document, offset: number): PathSegment[] {
   const path: PathSegment[] = [];
