@@ -13,7 +13,7 @@ import { sharedAjv } from '../registry/json-schema-validators.js';
 import { toolPatternMatches } from '../registry/tool-filter.js';
 import { AGENTS_FILE_SECTIONS, type ActorConfig, type AgentsConfig, type CapabilityOverrides, type SkillConfig, type SkillServerRef, agentsFileSchema, capabilityOverridesSchema } from './agents-file-schema.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
-import { type SchemaNode, fromApiKeys, isRecord, toApiKeys, withDefaults } from './file-keys.js';
+import { type SchemaNode, fromApiKeys, isRecord, toApiKeys } from './file-keys.js';
 import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
 import { type ResolvedServerConfig, checkNamedServer } from './server-config.js';
 import { commandProblems, placeServer } from './server-paths.js';
@@ -283,7 +283,7 @@ function assemble(data: Record<string, unknown>, servers: Record<string, Resolve
   const entries = <T>(key: 'tools' | 'skills' | 'actors', shape: (name: string, entry: Record<string, unknown>) => T) =>
     Object.freeze(Object.fromEntries(records(data[key]).map(([name, entry]) => [
       name,
-      shape(name, toApiKeys(withDefaults(entry, sectionSchema(key)), sectionSchema(key)) as Record<string, unknown>),
+      shape(name, toApiKeys(entry, sectionSchema(key), true) as Record<string, unknown>),
     ])));
   const ref = (item: unknown): SkillServerRef => (typeof item === 'string' ? Object.freeze({ server: item, required: false, overrides: Object.freeze({}) }) : (item as SkillServerRef));
   return Object.freeze({

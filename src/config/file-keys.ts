@@ -89,11 +89,7 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
       const camel = toCamelKey(key);
       if (snake !== key && Object.hasOwn(properties, snake)) {
         if (accept === 'both' && Object.hasOwn(value, snake)) {
-          problems.push({
-            path: [...path, key],
-            problem: `repeats "${snake}", which is also given`,
-            hint: `keep only one of "${key}" and "${snake}"`,
-          });
+          problems.push({ path: [...path, key], problem: `repeats "${snake}", which is also given`, hint: `keep only one of "${key}" and "${snake}"` });
         } else entries.push([snake, walk(value[key], properties[snake], [...path, snake])]);
       } else if (accept === 'camelCase' && camel !== key && Object.hasOwn(properties, key)) {
         problems.push({ path: [...path, key], problem: 'is not a known key', hint: `write "${camel}" (snake_case keys belong in agents.yaml)` });
@@ -105,27 +101,19 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
   return { value: walk(input, schema, at), problems };
 }
 
-/** Validated file data → the TypeScript shape: the schema's keys in camelCase, a frozen deep copy. */
-export function toApiKeys(value: unknown, schema: SchemaNode | undefined): unknown {
-  if (Array.isArray(value)) return Object.freeze(value.map((item) => toApiKeys(item, childOf(schema, 0).node)));
-  if (!isRecord(value)) return value;
-  const entries = Object.keys(value).map((key) => {
-    const child = childOf(schema, key);
-    return [child.own ? toCamelKey(key) : key, toApiKeys(value[key], child.node)];
-  });
-  return Object.freeze(Object.fromEntries(entries));
-}
-
+/** Validated file data → the TypeScript shape: the schema's keys in camelCase, a frozen deep copy; `fill`: with the schema's defaults. */
+export const toApiKeys = (value: unknown, schema: SchemaNode | undefined, fill = false): unknown => convert(value, schema, true, fill);
 /** A copy of validated data with the schema's defaults filled in where a key is missing, at every level. */
-export function withDefaults(value: unknown, schema: SchemaNode | undefined): unknown {
-  if (Array.isArray(value)) return value.map((item) => withDefaults(item, childOf(schema, 0).node));
+export const withDefaults = (value: unknown, schema: SchemaNode | undefined): unknown => convert(value, schema, false, true);
+
+function convert(value: unknown, schema: SchemaNode | undefined, rename: boolean, fill: boolean): unknown {
+  const done = <T>(copy: T): T => (rename ? Object.freeze(copy) : copy);
+  if (Array.isArray(value)) return done(value.map((item) => convert(item, childOf(schema, 0).node, rename, fill)));
   if (!isRecord(value)) return value;
-  const copy: Record<string, unknown> = Object.fromEntries(Object.keys(value).map((key) => [
-    key,
-    withDefaults(value[key], childOf(schema, key).node),
-  ]));
-  for (const [key, inner] of Object.entries(propertiesOf(schema) ?? {})) {
-    if (!Object.hasOwn(copy, key) && inner.default !== undefined) copy[key] = withDefaults(structuredClone(inner.default), inner);
+  const name = (key: string, own: boolean) => (rename && own ? toCamelKey(key) : key);
+  const copy = Object.fromEntries(Object.keys(value).map((key) => [name(key, childOf(schema, key).own), convert(value[key], childOf(schema, key).node, rename, fill)]));
+  for (const [key, inner] of fill ? Object.entries(propertiesOf(schema) ?? {}) : []) {
+    if (!Object.hasOwn(value, key) && inner.default !== undefined) copy[name(key, true)] = convert(structuredClone(inner.default), inner, rename, fill);
   }
-  return copy;
+  return done(copy);
 }

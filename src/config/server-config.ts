@@ -6,19 +6,19 @@
 
 import { ConfigError } from '../errors/index.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
-import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey, withDefaults } from './file-keys.js';
+import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey } from './file-keys.js';
 import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
 import { type ResolvedServerConfig, type TransportKind, TRANSPORTS, serverConfigSchema } from './server-schema.js';
-import { renderKeyPath } from './source-locations.js';
+import { placeProblems } from './source-locations.js';
 import { quotedList } from './suggest.js';
 
 export * from './server-schema.js';
 
-// The package's shared draft-07 instance (with the tool schemas'); test/unit/config checks the schemas in strict mode.
+// The package's shared draft-07 instance; test/unit/config checks the schemas in strict mode.
 const matchesSchema = sharedAjv('draft-07').compile(serverConfigSchema);
 const resolvedConfigs = new WeakSet<object>();
 
-/** Whether `value` was validated here (frozen, every default filled in): McpClient takes such a config as it is. */
+/** Whether `value` was validated here: McpClient takes such a config as it is. */
 export function isResolvedServerConfig(value: unknown): value is ResolvedServerConfig {
   return typeof value === 'object' && value !== null && resolvedConfigs.has(value);
 }
@@ -54,26 +54,14 @@ export function validateServerConfig(input: unknown, options: ValidateServerConf
   if (checked.config) return checked.config;
   const name = isRecord(input) ? input.name : undefined;
   const subject = options.subject ?? (typeof name === 'string' && name !== '' ? `configuration of server ${JSON.stringify(name)}` : 'server configuration');
-  const seen = new Set<string>();
-  const problems = checked.problems.flatMap(({ path, problem, hint }) => {
-    const rendered = [options.pathPrefix, renderKeyPath(path)].filter(Boolean).join('.');
-    if (seen.has(rendered)) return [];
-    seen.add(rendered);
-    return [{ path: rendered, problem, ...(hint === undefined ? {} : { hint }) }];
-  });
+  const problems = placeProblems(checked.problems).problems.map((problem) => ({ ...problem, path: [options.pathPrefix, problem.path].filter(Boolean).join('.') }));
   throw new ConfigError(problems, { subject });
 }
 
 const EXAMPLE_HINT = 'write { name: "everything", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }';
 
-/**
- * One entry, checked and resolved. Problems' paths are spelled as in the input (`style`), under `at`.
- */
-export function checkServer(
-  input: Record<string, unknown>,
-  style: KeyStyle,
-  at: readonly PathSegment[] = [],
-): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+/** One entry, checked and resolved. Problems' paths are spelled as in the input (`style`), under `at`. */
+export function checkServer(input: Record<string, unknown>, style: KeyStyle, at: readonly PathSegment[] = []): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
   const own = Object.fromEntries(Object.keys(input).flatMap((key) => (input[key] === undefined ? [] : [[key, input[key]]])));
   const renamed = style === 'camelCase' ? fromApiKeys(own, serverConfigSchema, 'camelCase') : { value: own, problems: [] };
   const data = renamed.value as Record<string, unknown>;
@@ -86,8 +74,8 @@ export function checkServer(
   if (problems.length > 0) return { problems };
   const transport = transportOf(data) as TransportKind;
   const fallback = transport === 'streamable-http' && (data.sse_fallback ?? data.transport === undefined) === true;
-  const { sse_fallback: _written, ...filled } = withDefaults(data, serverConfigSchema) as Record<string, unknown>;
-  const resolved = toApiKeys({ ...filled, transport, ...(fallback ? { sse_fallback: true } : {}) }, serverConfigSchema);
+  const { sse_fallback: _written, ...rest } = data;
+  const resolved = toApiKeys({ ...rest, transport, ...(fallback ? { sse_fallback: true } : {}) }, serverConfigSchema, true);
   return { config: markResolved(resolved as ResolvedServerConfig), problems: [] };
 }
 
@@ -156,17 +144,8 @@ function backoffOrderProblem(data: Record<string, unknown>, key: (snake: string)
  * A server entry named by its key (`servers.<name>` in agents.yaml, `mcpServers.<name>` in JSON):
  * a `name` key must agree with the key, and a bad key is reported as a bad server name at `at`.
  */
-export function checkNamedServer(
-  name: string,
-  entry: unknown,
-  at: readonly PathSegment[],
-  style: KeyStyle,
-): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
-  if (!isRecord(entry)) return { problems: [{
-    path: at,
-    problem: `must be a mapping describing one server, got ${show(entry)}`,
-    hint: 'write command: npx, or url: http://localhost:3000/mcp',
-  }] };
+export function checkNamedServer(name: string, entry: unknown, at: readonly PathSegment[], style: KeyStyle): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+  if (!isRecord(entry)) return { problems: [{ path: at, problem: `must be a mapping describing one server, got ${show(entry)}`, hint: 'write command: npx, or url: http://localhost:3000/mcp' }] };
   const { name: written, ...rest } = entry;
   const problem = `is ${show(written)}, but a server is named by its key, "${name}"`;
   const clash = written !== undefined && written !== name ? [{ path: [...at, 'name'], problem, hint: 'remove name, or rename the key' }] : [];

@@ -5,7 +5,7 @@
  */
 
 import { confineSchema } from './confine-setting.js';
-import { type Input, type Output, toApiKeys, withDefaults } from './file-keys.js';
+import { type Input, type Output, toApiKeys } from './file-keys.js';
 
 export const TRANSPORTS = ['stdio', 'sse', 'streamable-http'] as const;
 export type TransportKind = (typeof TRANSPORTS)[number];
@@ -119,7 +119,7 @@ export type McpServerConfig = Input<Properties> & { readonly name: string };
 export type ResolvedServerConfig = Output<Properties> & { readonly name: string; readonly transport: TransportKind };
 export type BackoffConfig = Output<BackoffProperties>;
 
-const allDefaults = Object.entries(toApiKeys(withDefaults({}, serverConfigSchema), serverConfigSchema) as object);
+const allDefaults = Object.entries(toApiKeys({}, serverConfigSchema, true) as object);
 /** Every default but the empty lists and records (`args`, `env`, `headers`, `roots`), read from the schema. */
 export const SERVER_CONFIG_DEFAULTS = Object.freeze(Object.fromEntries(allDefaults.filter(([key]) => !['args', 'env', 'headers', 'roots'].includes(key)))) as Readonly<
   Omit<ResolvedServerConfig, 'name' | 'transport' | 'command' | 'cwd' | 'url' | 'sseFallback' | 'confine' | 'args' | 'env' | 'headers' | 'roots'>
