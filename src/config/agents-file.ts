@@ -1,7 +1,6 @@
 /**
- * `agents.yaml`: the MCP servers, per-tool capability overrides, skills and actors of a host, in
- * one file. Loading it fills in `${VAR}` references, checks every section and every name that
- * points elsewhere, and reports every mistake at once with its `file:line:col`.
+ * Loading `agents.yaml`: `${VAR}` references filled in, every section and every name that points
+ * elsewhere checked, every mistake reported at once with its `file:line:col`.
  */
 
 import { statSync } from 'node:fs';
@@ -74,12 +73,8 @@ function parseChecked(text: string, options: ParseAgentsConfigOptions): CheckedA
   // `merge`: `<<: *defaults`, as Docker Compose files use it.
   const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, keepSourceTokens: true, uniqueKeys: true, prettyErrors: false, merge: true });
   if (doc.errors.length > 0) throw new ConfigError(yamlSyntaxProblems(doc.errors, doc, lineCounter, file), { subject, details: { file } });
-  return build(doc.toJS() as unknown, 'snake_case', {
-    ...options,
-    baseDir: options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file))),
-    subject,
-    source: { file, locate: yamlLocator(doc, lineCounter) },
-  });
+  const baseDir = options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file)));
+  return build(doc.toJS() as unknown, 'snake_case', { ...options, baseDir, subject, source: { file, locate: yamlLocator(doc, lineCounter) } });
 }
 
 /**
@@ -141,13 +136,7 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   const expanded = resolveEnvReferences(visible, env);
   const unset = context.unsetVariables === 'warn' ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
   const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem));
-  if (!isRecord(expanded.value)) {
-    fail([{
-      path: [],
-      problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`,
-      hint: 'start the file with servers:',
-    }]);
-  }
+  if (!isRecord(expanded.value)) fail([{ path: [], problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`, hint: 'start the file with servers:' }]);
   const renamed = keys === 'both' ? fromApiKeys(expanded.value, agentsFileSchema, 'both') : { value: expanded.value, problems: [] };
   const data = renamed.value as Record<string, unknown>;
   found.push(...renamed.problems);
@@ -184,7 +173,7 @@ function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', wri
   return { path, problem: `names ${kind} "${written}", which is not in ${section}`, hint };
 }
 
-/** Names that must exist elsewhere in the file, and overrides that contradict themselves. */
+/** Names that must exist elsewhere in the file, and skills' overrides (see inclusionProblems). */
 function referenceProblems(data: Record<string, unknown>, serverNames: readonly string[]): FoundProblem[] {
   const problems: FoundProblem[] = [];
   const toolOverrides = new Map<string, Record<string, unknown>>();
@@ -202,11 +191,7 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
       const serverPath = typeof ref === 'string' ? at : [...at, 'server'];
       if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
       const earlier = firstAt.get(server);
-      if (earlier !== undefined) problems.push({
-        path: serverPath,
-        problem: `lists server "${server}" again (also item ${earlier})`,
-        hint: 'merge the two entries into one',
-      });
+      if (earlier !== undefined) problems.push({ path: serverPath, problem: `lists server "${server}" again (also item ${earlier})`, hint: 'merge the two entries into one' });
       else firstAt.set(server, index);
       if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
     });
@@ -277,6 +262,7 @@ function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): F
 }
 
 const sectionSchema = (key: 'tools' | 'skills' | 'actors') => agentsFileSchema.properties[key].additionalProperties as SchemaNode;
+const inclusionSchema = agentsFileSchema.properties.skills.additionalProperties.properties.mcp_servers.items.else;
 
 /** The validated document with defaults filled in, in camelCase; every level frozen. */
 function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
@@ -285,11 +271,11 @@ function assemble(data: Record<string, unknown>, servers: Record<string, Resolve
       name,
       shape(name, toApiKeys(entry, sectionSchema(key), true) as Record<string, unknown>),
     ])));
-  const ref = (item: unknown): SkillServerRef => (typeof item === 'string' ? Object.freeze({ server: item, required: false, overrides: Object.freeze({}) }) : (item as SkillServerRef));
+  const ref = (item: unknown) => (typeof item === 'string' ? toApiKeys({ server: item }, inclusionSchema, true) : item);
   return Object.freeze({
     servers: Object.freeze(servers),
-    tools: entries('tools', (_, entry) => entry as { overrides: CapabilityOverrides }),
-    skills: entries('skills', (name, skill): SkillConfig => Object.freeze({
+    tools: entries('tools', (_, entry) => entry as AgentsConfig['tools'][string]),
+    skills: entries('skills', (name, skill) => Object.freeze({
       name,
       ...skill,
       mcpServers: Object.freeze((skill.mcpServers as unknown[]).map(ref)),
