@@ -88,8 +88,7 @@ export async function loadAgentsFile(path: string, options: AgentsConfigOptions 
 }
 
 /**
- * `loadAgentsFile` that also returns its warnings: what `agents validate` runs, with
- * `unsetVariables: 'warn'` and `checkCommands: true`.
+ * `loadAgentsFile` that also returns its warnings (what `agents validate` runs).
  *
  * @example
  * const { warnings } = await checkAgentsFile('agents.yaml', { unsetVariables: 'warn', checkCommands: true });
@@ -124,7 +123,6 @@ interface BuildContext extends AgentsConfigOptions {
   readonly file?: string;
 }
 
-/** Checks everything, reports everything, then assembles the camelCase result. */
 function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContext): CheckedAgentsFile {
   const fail = (found: readonly FoundProblem[]): never => {
     const { problems, locations } = placeProblems(found, context.source);
@@ -161,7 +159,7 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   return { config: assemble(data, servers, context), warnings };
 }
 
-/** The entries of a record whose values are records themselves (the ones worth checking further). */
+/** The entries of a record whose values are records (the ones worth checking further). */
 const records = (value: unknown): [string, Record<string, unknown>][] =>
   isRecord(value) ? Object.keys(value).flatMap((key) => (isRecord(value[key]) ? [[key, value[key]] as [string, Record<string, unknown>]] : [])) : [];
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
@@ -244,7 +242,7 @@ export function overridesFor(config: AgentsConfig, server: string, tool: string,
   return { ...config.tools[`${server}/${tool}`]?.overrides, ...(ref?.server === server ? ref.overrides[tool] : undefined) };
 }
 
-/** Agent skill folders must exist and hold a SKILL.md; SKILL.md itself is read elsewhere. */
+/** Agent skill folders must exist and hold a SKILL.md (read elsewhere). */
 function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): FoundProblem[] {
   const kind = (path: string) => statSync(path, { throwIfNoEntry: false });
   return records(skills).flatMap(([skill, config]) =>
@@ -264,7 +262,6 @@ function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): F
 const sectionSchema = (key: 'tools' | 'skills' | 'actors') => agentsFileSchema.properties[key].additionalProperties as SchemaNode;
 const inclusionSchema = agentsFileSchema.properties.skills.additionalProperties.properties.mcp_servers.items.else;
 
-/** The validated document with defaults filled in, in camelCase; every level frozen. */
 function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
   const entries = <T>(key: 'tools' | 'skills' | 'actors', shape: (name: string, entry: Record<string, unknown>) => T) =>
     Object.freeze(Object.fromEntries(records(data[key]).map(([name, entry]) => [

@@ -225,6 +225,11 @@ describe('validateServerConfig names each mistake, where it is and what to write
       'remove command, or write transport: "stdio"',
     );
     expect(problemAt({ ...stdio, url: 'http://h' }, 'transport').problem).toContain('cannot be inferred');
+    // The transports a key belongs to are read from its description in the schema ("streamable-http: …").
+    expect(problemAt({ ...stdio, sseFallback: true }, 'sseFallback')).toMatchObject({
+      problem: 'belongs to transport "streamable-http", not "stdio" (this server uses "stdio" because command is given)',
+      hint: 'remove sseFallback, or write transport: "streamable-http"',
+    });
   });
 
   it('accepts only http:// and https:// URLs that name a host', () => {
