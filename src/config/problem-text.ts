@@ -70,9 +70,25 @@ const problemOf = (path: readonly PathSegment[], problem: string, hint?: string)
 /** One problem per ajv error a person needs to see; paths are file keys, the words in `style`. */
 export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefined, data: unknown, style: KeyStyle): FoundProblem[] {
   const key: Key = (snake) => (style === 'camelCase' ? toCamelKey(snake) : snake);
-  return (errors ?? []).flatMap((error) => {
-    if ((error as { propertyName?: string }).propertyName !== undefined || error.keyword === 'if') return [];
-    return translate(error, parsePointer(error.instancePath, data), key, style) ?? [];
+  const all = errors ?? [];
+  // A value that fits no branch of a `oneOf`: the branches it does not have the type of say nothing,
+  // unless no branch has its type; then one problem lists them ("must be true or false, or an object").
+  const branches = (error: ErrorObject) => [...error.schemaPath.matchAll(/\/oneOf\/\d+(?=\/)/g)].map((m) => error.schemaPath.slice(0, m.index + m[0].length));
+  const mistyped = new Set(all.flatMap((error) => (error.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(error.schemaPath) ? [error.schemaPath.slice(0, -5)] : [])));
+  const oneOfOf = (branch: string) => branch.replace(/\/\d+$/, '');
+  const noneFits = (oneOf: string) => all.every((error) => branches(error).every((b) => oneOfOf(b) !== oneOf || mistyped.has(b)));
+  const merged = new Set<string>();
+  return all.flatMap((error) => {
+    if ((error as { propertyName?: string }).propertyName !== undefined || ['if', 'oneOf'].includes(error.keyword)) return [];
+    const path = parsePointer(error.instancePath, data);
+    const hit = branches(error).find((b) => mistyped.has(b));
+    if (hit === undefined) return translate(error, path, key, style) ?? [];
+    const oneOf = oneOfOf(hit);
+    if (!noneFits(oneOf) || merged.has(oneOf)) return [];
+    merged.add(oneOf);
+    const types = all.filter((other) => other.keyword === 'type' && mistyped.has(other.schemaPath.slice(0, -5)) && oneOfOf(other.schemaPath.slice(0, -5)) === oneOf);
+    const words = types.map((other) => wanted((other.parentSchema ?? {}) as SchemaNode, other.params.type, error.data, style));
+    return [problemOf(path, `must be ${words.join(', or ')}, got ${show(error.data)}`, typeHint(String(path.at(-1)), error.params.type, error.data, (error.parentSchema ?? {}) as SchemaNode, key))];
   });
 }
 

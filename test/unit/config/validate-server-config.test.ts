@@ -275,6 +275,16 @@ describe('validateServerConfig names each mistake, where it is and what to write
     );
   });
 
+  it('says one thing about a confine value that fits none of its forms', () => {
+    expect(problemsOf({ ...stdio, confine: 'yes' })).toEqual([
+      { path: 'confine', problem: 'must be true or false, or an object, got "yes" (a string)', hint: 'write true without quotes' },
+    ]);
+    expect(problemsOf({ ...stdio, confine: { network: 'some' } })).toEqual([
+      { path: 'confine.network', problem: 'must be one of "all" or "none", got "some" (a string)', hint: 'did you mean "none"?' },
+    ]);
+    expect(problemsOf({ ...stdio, confine: { network: [1] } }).map((p) => p.path)).toEqual(['confine.network.0']);
+  });
+
   it('rejects a message limit under 1 KiB', () => {
     expect(problemAt({ ...stdio, maxMessageBytes: 16 }, 'maxMessageBytes')).toMatchObject({
       problem: 'must be 1024 or more, got 16',
