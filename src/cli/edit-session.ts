@@ -72,7 +72,8 @@ const withoutPosition = (problem: ConfigProblem): string => `${problem.path}\u00
 
 function problemsOf(text: string, path: string, context: CommandContext): ConfigProblem[] {
   try {
-    parseAgentsConfig(text, { file: path, env: context.io.env, unsetVariables: 'warn' });
+    // As `agents validate` checks: a stdio server's program must exist (a problem the file had before does not block an edit).
+    parseAgentsConfig(text, { file: path, env: context.io.env, unsetVariables: 'warn', checkCommands: true });
     return [];
   } catch (error) {
     if (isConfigError(error)) return [...error.problems];

@@ -21,13 +21,13 @@ const differing = (value: unknown, fallback: unknown): unknown =>
 export function serverEntry(config: ResolvedServerConfig): Record<string, unknown> {
   const { name: _name, transport, sse_fallback: fallback, ...rest } = fromApiKeys(config, serverConfigSchema, 'camelCase').value as Record<string, unknown>;
   const entry: Record<string, unknown> = transport === (config.command === undefined ? 'streamable-http' : 'stdio') ? {} : { transport };
-  // sse_fallback is on by default exactly when the transport is implied by a url (not written).
-  const impliedOn = transport === 'streamable-http' && entry.transport === undefined;
-  if (transport === 'streamable-http' && (fallback === true) !== impliedOn) entry.sse_fallback = fallback === true;
   for (const [key, value] of Object.entries(rest)) {
     const kept = differing(value, DEFAULTS[key]);
     if (kept !== undefined && !(Array.isArray(kept) && kept.length === 0) && !(isRecord(kept) && Object.keys(kept).length === 0)) entry[key] = kept;
   }
+  // sse_fallback is on by default exactly when the transport is implied by a url (not written); after url, where it reads.
+  const impliedOn = transport === 'streamable-http' && entry.transport === undefined;
+  if (transport === 'streamable-http' && (fallback === true) !== impliedOn) entry.sse_fallback = fallback === true;
   return entry;
 }
 

@@ -50,7 +50,8 @@ function entryFromFlags(context: CommandContext): Record<string, unknown> {
   const command = text(context, 'command');
   const url = text(context, 'url');
   if ((command === undefined) === (url === undefined)) {
-    throw new UsageError('agents tool add needs --command <program> (a local server) or --url <url> (a remote one), not both');
+    const both = command !== undefined ? ', not both' : '';
+    throw new UsageError(`agents tool add needs --command <program> (a local server) or --url <url> (a remote one)${both}`);
   }
   const stdioOnly = ['arg', 'env', 'cwd'].filter((flag) => context.flags.options[flag] !== undefined);
   if (url !== undefined && stdioOnly.length > 0) throw new UsageError(`--${stdioOnly[0]} is for a local server (--command), not for --url`);

@@ -1,7 +1,6 @@
 /**
- * `agents.yaml`: the MCP servers, per-tool capability overrides, skills and actors of a host, in
- * one file. Loading it fills in `${VAR}` references, checks every section and every name that
- * points elsewhere, and reports every mistake at once with its `file:line:col`.
+ * Loading `agents.yaml`: `${VAR}` references filled in, every section and every name that points
+ * elsewhere checked, every mistake reported at once with its `file:line:col`.
  */
 
 import { statSync } from 'node:fs';
@@ -9,65 +8,19 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { type ConfigProblem, ConfigError, messageOf } from '../errors/index.js';
-import type { CapabilityOverrides } from '../registry/capabilities.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
 import { toolPatternMatches } from '../registry/tool-filter.js';
-import { AGENTS_FILE_SECTIONS, type ExecutePolicy, agentsFileSchema } from './agents-file-schema.js';
+import { AGENTS_FILE_SECTIONS, type ActorConfig, type AgentsConfig, type CapabilityOverrides, type SkillConfig, type SkillServerRef, agentsFileSchema, capabilityOverridesSchema } from './agents-file-schema.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
-import { type SchemaNode, fromApiKeys, isRecord, toApiKeys, withDefaults } from './file-keys.js';
+import { type SchemaNode, fromApiKeys, isRecord, toApiKeys } from './file-keys.js';
 import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
 import { type ResolvedServerConfig, checkNamedServer } from './server-config.js';
 import { commandProblems, placeServer } from './server-paths.js';
 import { type Locate, UNNAMED_SOURCE, placeProblems, renderKeyPath, yamlLocator, yamlSyntaxProblems } from './source-locations.js';
 import { closest } from './suggest.js';
 
-export type { CapabilityOverrides };
+export type { ActorConfig, AgentsConfig, CapabilityOverrides, SkillConfig, SkillServerRef } from './agents-file-schema.js';
 export { toolPatternMatches };
-
-/** One server included by a skill, with the tools it keeps and their overrides. */
-export interface SkillServerRef {
-  readonly server: string;
-  /** Tool names or globs (`*`, `?`) to keep; every tool when undefined. */
-  readonly include?: readonly string[];
-  /** Tool names or globs to leave out, applied after `include`. */
-  readonly exclude?: readonly string[];
-  /** Activation fails when this server cannot start. */
-  readonly required: boolean;
-  /** Per tool name, merged key by key over the `tools` section (the skill wins). */
-  readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
-}
-
-export interface SkillConfig {
-  readonly name: string;
-  readonly description?: string;
-  readonly mcpServers: readonly SkillServerRef[];
-  /** Built-in and custom tools by full name, such as `builtin/now`. */
-  readonly tools: readonly string[];
-  /** Absolute paths of Agent Skill folders, each holding a SKILL.md. */
-  readonly agentSkills: readonly string[];
-}
-
-export interface ActorConfig {
-  readonly name: string;
-  readonly description?: string;
-  readonly skills: readonly string[];
-  /** `execute: ask` (default) goes through the host's approval callback; `restricted` tools it may call anyway. */
-  readonly permissions: { readonly execute: ExecutePolicy; readonly restricted: readonly string[] };
-  /** The claim that names the tenant; `org_id` by default. */
-  readonly tenantKey: string;
-}
-
-export interface AgentsConfig {
-  readonly servers: Readonly<Record<string, ResolvedServerConfig>>;
-  /** Keyed by `<server>/<tool>`. */
-  readonly tools: Readonly<Record<string, { readonly overrides: CapabilityOverrides }>>;
-  readonly skills: Readonly<Record<string, SkillConfig>>;
-  readonly actors: Readonly<Record<string, ActorConfig>>;
-  /** The file the configuration was read from, when there was one. */
-  readonly source?: string;
-  /** `default_tenant`: the tenant the CLI acts for when `--tenant` is not given. */
-  readonly defaultTenant?: string;
-}
 
 export interface AgentsConfigOptions {
   /** Where `${VAR}` references are read from; `process.env` by default. */
@@ -99,6 +52,7 @@ const matchesShape = sharedAjv('draft-07').compile({
   ...agentsFileSchema,
   properties: { ...agentsFileSchema.properties, servers: { type: ['object', 'null'] } },
 });
+const consistent = sharedAjv('draft-07').compile(capabilityOverridesSchema);
 
 /**
  * Parses the text of an `agents.yaml`. Throws a `ConfigError` listing every problem, each with
@@ -119,12 +73,8 @@ function parseChecked(text: string, options: ParseAgentsConfigOptions): CheckedA
   // `merge`: `<<: *defaults`, as Docker Compose files use it.
   const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, keepSourceTokens: true, uniqueKeys: true, prettyErrors: false, merge: true });
   if (doc.errors.length > 0) throw new ConfigError(yamlSyntaxProblems(doc.errors, doc, lineCounter, file), { subject, details: { file } });
-  return build(doc.toJS() as unknown, 'snake_case', {
-    ...options,
-    baseDir: options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file))),
-    subject,
-    source: { file, locate: yamlLocator(doc, lineCounter) },
-  });
+  const baseDir = options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file)));
+  return build(doc.toJS() as unknown, 'snake_case', { ...options, baseDir, subject, source: { file, locate: yamlLocator(doc, lineCounter) } });
 }
 
 /**
@@ -138,8 +88,7 @@ export async function loadAgentsFile(path: string, options: AgentsConfigOptions 
 }
 
 /**
- * `loadAgentsFile` that also returns its warnings: what `agents validate` runs, with
- * `unsetVariables: 'warn'` and `checkCommands: true`.
+ * `loadAgentsFile` that also returns its warnings (what `agents validate` runs).
  *
  * @example
  * const { warnings } = await checkAgentsFile('agents.yaml', { unsetVariables: 'warn', checkCommands: true });
@@ -174,7 +123,6 @@ interface BuildContext extends AgentsConfigOptions {
   readonly file?: string;
 }
 
-/** Checks everything, reports everything, then assembles the camelCase result. */
 function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContext): CheckedAgentsFile {
   const fail = (found: readonly FoundProblem[]): never => {
     const { problems, locations } = placeProblems(found, context.source);
@@ -186,13 +134,7 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   const expanded = resolveEnvReferences(visible, env);
   const unset = context.unsetVariables === 'warn' ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
   const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem));
-  if (!isRecord(expanded.value)) {
-    fail([{
-      path: [],
-      problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`,
-      hint: 'start the file with servers:',
-    }]);
-  }
+  if (!isRecord(expanded.value)) fail([{ path: [], problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`, hint: 'start the file with servers:' }]);
   const renamed = keys === 'both' ? fromApiKeys(expanded.value, agentsFileSchema, 'both') : { value: expanded.value, problems: [] };
   const data = renamed.value as Record<string, unknown>;
   found.push(...renamed.problems);
@@ -217,7 +159,7 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   return { config: assemble(data, servers, context), warnings };
 }
 
-/** The entries of a record whose values are records themselves (the ones worth checking further). */
+/** The entries of a record whose values are records (the ones worth checking further). */
 const records = (value: unknown): [string, Record<string, unknown>][] =>
   isRecord(value) ? Object.keys(value).flatMap((key) => (isRecord(value[key]) ? [[key, value[key]] as [string, Record<string, unknown>]] : [])) : [];
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
@@ -229,16 +171,14 @@ function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', wri
   return { path, problem: `names ${kind} "${written}", which is not in ${section}`, hint };
 }
 
-/** Names that must exist elsewhere in the file, and overrides that contradict themselves. */
+/** Names that must exist elsewhere in the file, and skills' overrides (see inclusionProblems). */
 function referenceProblems(data: Record<string, unknown>, serverNames: readonly string[]): FoundProblem[] {
   const problems: FoundProblem[] = [];
   const toolOverrides = new Map<string, Record<string, unknown>>();
   for (const [key, entry] of records(data.tools)) {
     const server = key.slice(0, key.indexOf('/'));
     if (key.includes('/') && !serverNames.includes(server)) problems.push(unknownName(['tools', key], 'server', server, serverNames));
-    if (!isRecord(entry.overrides)) continue;
-    toolOverrides.set(key, entry.overrides);
-    for (const { at, problem, hint } of contradictions(entry.overrides)) problems.push({ path: ['tools', key, 'overrides', at], problem, hint });
+    if (isRecord(entry.overrides)) toolOverrides.set(key, entry.overrides);
   }
   for (const [skill, config] of records(data.skills)) {
     const firstAt = new Map<string, number>();
@@ -249,11 +189,7 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
       const serverPath = typeof ref === 'string' ? at : [...at, 'server'];
       if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
       const earlier = firstAt.get(server);
-      if (earlier !== undefined) problems.push({
-        path: serverPath,
-        problem: `lists server "${server}" again (also item ${earlier})`,
-        hint: 'merge the two entries into one',
-      });
+      if (earlier !== undefined) problems.push({ path: serverPath, problem: `lists server "${server}" again (also item ${earlier})`, hint: 'merge the two entries into one' });
       else firstAt.set(server, index);
       if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
     });
@@ -267,58 +203,32 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
   return problems;
 }
 
-/** Overrides of a skill's server entry: no contradictions, alone or merged over `tools:`, and only included tools. */
+/** Overrides of a skill's server entry: consistent merged over `tools:` (the schema checks them alone), and only of included tools. */
 function inclusionProblems(at: readonly PathSegment[], server: string, ref: Record<string, unknown>, toolOverrides: ReadonlyMap<string, Record<string, unknown>>): FoundProblem[] {
   const problems: FoundProblem[] = [];
   const include = Array.isArray(ref.include) ? strings(ref.include) : undefined;
   for (const [tool, overrides] of records(ref.overrides)) {
     const path = [...at, 'overrides', tool];
-    const own = contradictions(overrides);
-    for (const clash of own) problems.push({ path: [...path, clash.at], problem: clash.problem, hint: clash.hint });
     const base = toolOverrides.get(`${server}/${tool}`);
-    for (const { keys } of own.length === 0 && base ? contradictions({ ...base, ...overrides }) : []) {
-      const mine = keys.find((key) => Object.hasOwn(overrides, key));
-      const theirs = keys.find((key) => key !== mine);
-      if (mine === undefined || theirs === undefined || base === undefined) continue;
+    const clashes = base && consistent(overrides) && !consistent({ ...base, ...overrides }) ? (consistent.errors ?? []) : [];
+    for (const clash of clashes) {
+      const [mine, theirs] = ((clash.parentSchema as { not?: { required?: string[] } }).not?.required ?? []).sort((a) => (Object.hasOwn(overrides, a) ? -1 : 1));
+      if (mine === undefined || theirs === undefined || !Object.hasOwn(overrides, mine)) continue;
       problems.push({
         path: [...path, mine],
-        problem: `${mine}: ${String(overrides[mine])} here and ${theirs}: ${String(base[theirs])} in tools.${server}/${tool} contradict each other`,
-        hint: `a skill's overrides are merged key by key over the tools section: also write ${theirs}: ${String(!base[theirs])} here`,
+        problem: `${mine}: ${String(overrides[mine])} here and ${theirs}: ${String(base?.[theirs])} in tools.${server}/${tool} contradict each other`,
+        hint: `a skill's overrides are merged key by key over the tools section: also write ${theirs}: ${String(!base?.[theirs])} here`,
       });
     }
     if (/[/*?\s]/.test(tool)) continue; // the schema reports the name itself
     const excludedBy = strings(ref.exclude).find((pattern) => toolPatternMatches(pattern, tool));
     if (excludedBy !== undefined) {
-      problems.push({
-        path,
-        problem: `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`,
-        hint: 'remove the override, or the exclusion',
-      });
+      problems.push({ path, problem: `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`, hint: 'remove the override, or the exclusion' });
     } else if (include !== undefined && !include.some((pattern) => toolPatternMatches(pattern, tool))) {
-      problems.push({
-        path,
-        problem: `overrides tool "${tool}", which include does not match`,
-        hint: `add "${tool}" to include, or remove the override`,
-      });
+      problems.push({ path, problem: `overrides tool "${tool}", which include does not match`, hint: `add "${tool}" to include, or remove the override` });
     }
   }
   return problems;
-}
-
-/** Capability keys that cannot all hold of one tool; each clash is reported at its first key. */
-function contradictions(overrides: Record<string, unknown>): { keys: readonly [string, string]; at: string; problem: string; hint: string }[] {
-  const clash = (a: string, b: string, hint: string) => ({
-    keys: [a, b] as const,
-    at: a,
-    problem: `${a}: ${String(overrides[a])} and ${b}: ${String(overrides[b])} contradict each other`,
-    hint,
-  });
-  const { read_only: readOnly, writes, destructive } = overrides;
-  return [
-    ...(readOnly === true && writes === true ? [clash('read_only', 'writes', 'a read-only tool does not write: keep one of them')] : []),
-    ...(readOnly === true && destructive === true ? [clash('read_only', 'destructive', 'a destructive tool writes: keep one of them')] : []),
-    ...(writes === false && destructive === true ? [clash('destructive', 'writes', 'a destructive tool writes: keep one of them')] : []),
-  ];
 }
 
 /** Whether a skill's server entry keeps `tool`: matched by `include` (or no include), and not by `exclude`. */
@@ -332,7 +242,7 @@ export function overridesFor(config: AgentsConfig, server: string, tool: string,
   return { ...config.tools[`${server}/${tool}`]?.overrides, ...(ref?.server === server ? ref.overrides[tool] : undefined) };
 }
 
-/** Agent skill folders must exist and hold a SKILL.md; SKILL.md itself is read elsewhere. */
+/** Agent skill folders must exist and hold a SKILL.md (read elsewhere). */
 function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): FoundProblem[] {
   const kind = (path: string) => statSync(path, { throwIfNoEntry: false });
   return records(skills).flatMap(([skill, config]) =>
@@ -350,19 +260,19 @@ function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): F
 }
 
 const sectionSchema = (key: 'tools' | 'skills' | 'actors') => agentsFileSchema.properties[key].additionalProperties as SchemaNode;
+const inclusionSchema = agentsFileSchema.properties.skills.additionalProperties.properties.mcp_servers.items.else;
 
-/** The validated document with defaults filled in, in camelCase; every level frozen. */
 function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
   const entries = <T>(key: 'tools' | 'skills' | 'actors', shape: (name: string, entry: Record<string, unknown>) => T) =>
     Object.freeze(Object.fromEntries(records(data[key]).map(([name, entry]) => [
       name,
-      shape(name, toApiKeys(withDefaults(entry, sectionSchema(key)), sectionSchema(key)) as Record<string, unknown>),
+      shape(name, toApiKeys(entry, sectionSchema(key), true) as Record<string, unknown>),
     ])));
-  const ref = (item: unknown): SkillServerRef => (typeof item === 'string' ? Object.freeze({ server: item, required: false, overrides: Object.freeze({}) }) : (item as SkillServerRef));
+  const ref = (item: unknown) => (typeof item === 'string' ? toApiKeys({ server: item }, inclusionSchema, true) : item);
   return Object.freeze({
     servers: Object.freeze(servers),
-    tools: entries('tools', (_, entry) => entry as { overrides: CapabilityOverrides }),
-    skills: entries('skills', (name, skill): SkillConfig => Object.freeze({
+    tools: entries('tools', (_, entry) => entry as AgentsConfig['tools'][string]),
+    skills: entries('skills', (name, skill) => Object.freeze({
       name,
       ...skill,
       mcpServers: Object.freeze((skill.mcpServers as unknown[]).map(ref)),

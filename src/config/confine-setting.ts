@@ -1,42 +1,14 @@
 /**
  * The `confine:` key of a server: OS confinement of a stdio server to its sandbox (bubblewrap on
- * Linux; see `src/actors/confinement/`). Its own file so the schema fragment and the types are
- * found in one place.
- *
- * ```yaml
- * confine: true                    # confine; fail to start where this machine cannot
- * confine: false                   # never (status() shows the server as unconfined)
- * confine:                         # confine, refined:
- *   network: none                  #   all (default) | none | [api.github.com, "*.npmjs.org", 127.0.0.1:8080]
- *   deny: [~/work/secrets]         #   hidden, on top of the default credential folders
- *   write: [~/.cache/my-tool]      #   writable, on top of the sandbox root, own temp dir, package caches
- * ```
- * Absent: servers that run in a sandbox are confined wherever a probe run of bubblewrap succeeds.
+ * Linux; see `src/actors/confinement/`). Absent: a server that runs in a sandbox is confined
+ * wherever a probe run of bubblewrap succeeds. README "Confinement" shows the forms.
  */
 
-/** `all` (default), `none`, or the hosts (`name`, `*.name`, `name:port`, `127.0.0.1:8080`) reachable through a proxy. */
-export type ConfineNetwork = 'all' | 'none' | readonly string[];
-
-export interface ConfineOptions {
-  readonly network?: ConfineNetwork;
-  /** More paths the server cannot read (absolute or `~/…`), on top of the default credential folders. */
-  readonly deny?: readonly string[];
-  /** More paths the server may write (absolute or `~/…`). */
-  readonly write?: readonly string[];
-  /** The directory the server works in and may write; the runtime sets it to the sandbox root. */
-  readonly root?: string;
-  /** The project a sandbox stands for; its `.env` files are hidden. The runtime sets it. */
-  readonly project?: string;
-  /** Run unconfined (status() says so, one warning) where confinement is unavailable, rather than fail to start. */
-  readonly fallback?: boolean;
-}
-
-/** `true`: confine (fail to start if this machine cannot); `false`: never; an object: confine, so. */
-export type ConfineSetting = boolean | ConfineOptions;
+import type { ValueOf } from './file-keys.js';
 
 const pathList = (description: string) => ({ type: 'array', items: { type: 'string', minLength: 1 }, description }) as const;
 
-/** The schema fragment of `confine` (camelCase and snake_case are the same: every key is one word). */
+/** camelCase and snake_case are the same here: every key is one word. */
 export const confineSchema = {
   description: 'OS confinement (bubblewrap): true, false, or options. Default: confined when the server runs in a sandbox and bubblewrap works.',
   oneOf: [
@@ -58,3 +30,9 @@ export const confineSchema = {
     },
   ],
 } as const;
+
+/** `true`: confine (fail to start if this machine cannot); `false`: never; an object: confine, so. */
+export type ConfineSetting = ValueOf<typeof confineSchema, false>;
+export type ConfineOptions = Exclude<ConfineSetting, boolean>;
+/** `all` (default), `none`, or the hosts (`name`, `*.name`, `name:port`, `127.0.0.1:8080`) reachable through a proxy. */
+export type ConfineNetwork = NonNullable<ConfineOptions['network']>;

@@ -35,27 +35,18 @@ const REFERENCE = /\$\$\{|\$\{([^}]*)\}|\$\{[\s\S]*$/g;
 
 /**
  * Fills in the `${NAME}` references of one string. Returns the expanded text and every mistake
- * found (unset variable, unterminated or malformed reference); the text keeps a mistaken reference
- * as it was written.
+ * found (unset variable, unterminated or malformed reference; an unset one names it in `unset`);
+ * the text keeps a mistaken reference as it was written.
  *
  * @example
  * expandEnvReferences('Bearer ${TOKEN}', { TOKEN: 'abc' }); // { value: 'Bearer abc', problems: [] }
  */
 export function expandEnvReferences(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
-  const { value, problems } = expandMarked(text, env);
-  return { value, problems: problems.map(({ unset: _unset, ...problem }) => problem) };
-}
-
-/** `expandEnvReferences`, with each problem that is only an unset variable marked with its name. */
-function expandMarked(text: string, env: EnvironmentVariables): { value: string; problems: EnvReferenceProblem[] } {
   const problems: EnvReferenceProblem[] = [];
   const value = text.replace(REFERENCE, (written: string, inner: string | undefined) => {
     if (written === '$${') return '${';
     if (inner !== undefined) return expandOne(inner, written, env, problems) ?? written;
-    problems.push({
-      problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`,
-      hint: 'close it with }, or write $${ for a literal ${',
-    });
+    problems.push({ problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`, hint: 'close it with }, or write $${ for a literal ${' });
     return written;
   });
   return { value, problems };
@@ -72,27 +63,17 @@ function expandOne(inner: string, written: string, env: EnvironmentVariables, pr
   }
   if (RUNTIME.has(name)) {
     if (fallback === undefined) return written;
-    problems.push({
-      problem: `gives a default to \${${name}}, which the runtime fills in when the server starts`,
-      hint: `write \${${name}} without a default`,
-    });
+    problems.push({ problem: `gives a default to \${${name}}, which the runtime fills in when the server starts`, hint: `write \${${name}} without a default` });
     return undefined;
   }
   if (fallback?.includes('${')) {
-    problems.push({
-      problem: `nests a reference inside the default of ${JSON.stringify(written)}`,
-      hint: 'nested references are not supported: write the default as plain text',
-    });
+    problems.push({ problem: `nests a reference inside the default of ${JSON.stringify(written)}`, hint: 'nested references are not supported: write the default as plain text' });
     return undefined;
   }
   const value = env[name];
   if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
   if (value !== undefined) return value;
-  problems.push({
-    problem: `${name} is not set in the environment`,
-    hint: `export it, or remove the reference (\${${name}:-text} gives a default)`,
-    unset: name,
-  });
+  problems.push({ problem: `${name} is not set in the environment`, hint: `export it, or remove the reference (\${${name}:-text} gives a default)`, unset: name });
   return undefined;
 }
 
@@ -111,25 +92,18 @@ function malformedHint(inner: string): string {
  * @example
  * resolveEnvReferences({ env: { TOKEN: '${TOKEN}' } }, { TOKEN: 'abc' }).value; // { env: { TOKEN: 'abc' } }
  */
-export function resolveEnvReferences(
-  data: unknown,
-  env: EnvironmentVariables,
-  path: readonly PathSegment[] = [],
-): { value: unknown; problems: FoundProblem[] } {
+export function resolveEnvReferences(data: unknown, env: EnvironmentVariables, path: readonly PathSegment[] = []): { value: unknown; problems: FoundProblem[] } {
   const problems: FoundProblem[] = [];
   const walk = (value: unknown, at: readonly PathSegment[]): unknown => {
     if (typeof value === 'string') {
       if (!value.includes('$')) return value;
-      const expanded = expandMarked(value, env);
-      for (const { problem, hint, unset } of expanded.problems) problems.push({ path: at, problem, hint, ...(unset ? { unset } : {}) });
+      const expanded = expandEnvReferences(value, env);
+      for (const problem of expanded.problems) problems.push({ path: at, ...problem });
       return expanded.value;
     }
     if (Array.isArray(value)) return value.map((item, index) => walk(item, [...at, index]));
-    if (isRecord(value)) {
-      // Object.fromEntries defines own properties, so a `__proto__` key stays data for validation to report.
-      return Object.fromEntries(Object.keys(value).map((key) => [key, walk(value[key], [...at, key])]));
-    }
-    return value;
+    // Object.fromEntries defines own properties, so a `__proto__` key stays data for validation to report.
+    return isRecord(value) ? Object.fromEntries(Object.keys(value).map((key) => [key, walk(value[key], [...at, key])])) : value;
   };
   return { value: walk(data, path), problems };
 }

@@ -8,10 +8,32 @@ import type { PathSegment } from './problem-text.js';
 
 export type SchemaNode = Readonly<Record<string, unknown>>;
 
+/** `start_timeout_ms` → `startTimeoutMs`, at the type level. */
+type Camel<S> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+/** The TypeScript type of a value a schema describes; `Filled`: with the schema's defaults filled in. */
+export type ValueOf<P, Filled extends boolean> = P extends { readonly enum: readonly (infer E)[] } ? E
+  : P extends { readonly oneOf: readonly (infer O)[] } ? ValueOf<O, Filled>
+  : P extends { readonly then: infer T; readonly else: infer E } ? ValueOf<T, Filled> | ValueOf<E, Filled>
+  : P extends { readonly type: 'string' } ? string
+  : P extends { readonly type: 'integer' | 'number' } ? number
+  : P extends { readonly type: 'boolean' } ? boolean
+  : P extends { readonly items: infer I } ? readonly ValueOf<I, Filled>[]
+  : P extends { readonly properties: infer Inner } ? (Filled extends true ? Output<Inner, Required<P>> : Input<Inner>)
+  : P extends { readonly additionalProperties: infer A } ? Readonly<Record<string, ValueOf<A, Filled>>>
+  : unknown;
+type Required<P> = P extends { readonly required: readonly (infer R)[] } ? R : never;
+/** What a host may write: every key optional, in camelCase. */
+export type Input<Props> = { readonly [K in keyof Props as Camel<K>]?: ValueOf<Props[K], false> };
+/** What validation hands down: keys with a default (or `Always`) always there. */
+export type Output<Props, Always = never> = { readonly [K in Present<Props, Always> as Camel<K>]: ValueOf<Props[K], true> } & {
+  readonly [K in Exclude<keyof Props, Present<Props, Always>> as Camel<K>]?: ValueOf<Props[K], true>;
+};
 /** `startTimeoutMs` → `start_timeout_ms`. */
 export const toSnakeKey = (camel: string): string => camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 /** `start_timeout_ms` → `startTimeoutMs`. */
 export const toCamelKey = (snake: string): string => snake.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+type Present<Props, Always> = { [K in keyof Props]: Props[K] extends { readonly default: unknown } ? K : K extends Always ? K : never }[keyof Props];
 
 /** A non-null, non-array object, whose own keys can be read. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -20,7 +42,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The schema that describes an object: the node itself, or the object branch of `if/then/else`. */
 const objectSchema = (node: SchemaNode | undefined): SchemaNode | undefined => (node?.if === undefined ? node : (node.else as SchemaNode | undefined));
-const propertiesOf = (node: SchemaNode | undefined) => objectSchema(node)?.properties as Readonly<Record<string, SchemaNode>> | undefined;
+export const propertiesOf = (node: SchemaNode | undefined) => objectSchema(node)?.properties as Readonly<Record<string, SchemaNode>> | undefined;
 
 /** The schema of `value[key]` when `value` has schema `node`, and whether `key` is one of the schema's own keys. */
 export function childOf(node: SchemaNode | undefined, key: PathSegment): { node: SchemaNode | undefined; own: boolean } {
@@ -67,11 +89,7 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
       const camel = toCamelKey(key);
       if (snake !== key && Object.hasOwn(properties, snake)) {
         if (accept === 'both' && Object.hasOwn(value, snake)) {
-          problems.push({
-            path: [...path, key],
-            problem: `repeats "${snake}", which is also given`,
-            hint: `keep only one of "${key}" and "${snake}"`,
-          });
+          problems.push({ path: [...path, key], problem: `repeats "${snake}", which is also given`, hint: `keep only one of "${key}" and "${snake}"` });
         } else entries.push([snake, walk(value[key], properties[snake], [...path, snake])]);
       } else if (accept === 'camelCase' && camel !== key && Object.hasOwn(properties, key)) {
         problems.push({ path: [...path, key], problem: 'is not a known key', hint: `write "${camel}" (snake_case keys belong in agents.yaml)` });
@@ -83,27 +101,19 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
   return { value: walk(input, schema, at), problems };
 }
 
-/** Validated file data → the TypeScript shape: the schema's keys in camelCase, a frozen deep copy. */
-export function toApiKeys(value: unknown, schema: SchemaNode | undefined): unknown {
-  if (Array.isArray(value)) return Object.freeze(value.map((item) => toApiKeys(item, childOf(schema, 0).node)));
-  if (!isRecord(value)) return value;
-  const entries = Object.keys(value).map((key) => {
-    const child = childOf(schema, key);
-    return [child.own ? toCamelKey(key) : key, toApiKeys(value[key], child.node)];
-  });
-  return Object.freeze(Object.fromEntries(entries));
-}
-
+/** Validated file data → the TypeScript shape: the schema's keys in camelCase, a frozen deep copy; `fill`: with the schema's defaults. */
+export const toApiKeys = (value: unknown, schema: SchemaNode | undefined, fill = false): unknown => convert(value, schema, true, fill);
 /** A copy of validated data with the schema's defaults filled in where a key is missing, at every level. */
-export function withDefaults(value: unknown, schema: SchemaNode | undefined): unknown {
-  if (Array.isArray(value)) return value.map((item) => withDefaults(item, childOf(schema, 0).node));
+export const withDefaults = (value: unknown, schema: SchemaNode | undefined): unknown => convert(value, schema, false, true);
+
+function convert(value: unknown, schema: SchemaNode | undefined, rename: boolean, fill: boolean): unknown {
+  const done = <T>(copy: T): T => (rename ? Object.freeze(copy) : copy);
+  if (Array.isArray(value)) return done(value.map((item) => convert(item, childOf(schema, 0).node, rename, fill)));
   if (!isRecord(value)) return value;
-  const copy: Record<string, unknown> = Object.fromEntries(Object.keys(value).map((key) => [
-    key,
-    withDefaults(value[key], childOf(schema, key).node),
-  ]));
-  for (const [key, inner] of Object.entries(propertiesOf(schema) ?? {})) {
-    if (!Object.hasOwn(copy, key) && inner.default !== undefined) copy[key] = withDefaults(structuredClone(inner.default), inner);
+  const name = (key: string, own: boolean) => (rename && own ? toCamelKey(key) : key);
+  const copy = Object.fromEntries(Object.keys(value).map((key) => [name(key, childOf(schema, key).own), convert(value[key], childOf(schema, key).node, rename, fill)]));
+  for (const [key, inner] of fill ? Object.entries(propertiesOf(schema) ?? {}) : []) {
+    if (!Object.hasOwn(value, key) && inner.default !== undefined) copy[name(key, true)] = convert(structuredClone(inner.default), inner, rename, fill);
   }
-  return copy;
+  return done(copy);
 }

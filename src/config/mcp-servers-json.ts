@@ -1,7 +1,6 @@
 /**
- * Imports the `mcpServers` map of Claude Desktop's `claude_desktop_config.json` (the same shape as
- * Claude Code's `.mcp.json`, Cursor's and Windsurf's): each entry becomes a validated server
- * configuration, with the same words and `file:line:col` positions as `agents.yaml`.
+ * The `mcpServers` map of Claude Desktop's `claude_desktop_config.json` (the shape of Claude Code's
+ * `.mcp.json`, Cursor's and Windsurf's too), read with the same words and positions as `agents.yaml`.
  */
 
 import { LineCounter, parseDocument } from 'yaml';
@@ -11,7 +10,7 @@ import { isRecord } from './file-keys.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { type FoundProblem, show } from './problem-text.js';
 import type { ResolvedServerConfig, TransportKind } from './server-config.js';
-import { UNNAMED_SOURCE, placeProblems, positionAt, yamlLocator } from './source-locations.js';
+import { UNNAMED_SOURCE, placeProblems, yamlLocator } from './source-locations.js';
 import { jsonSyntaxError } from '../cli/json-syntax.js';
 
 export interface ParseMcpServersJsonOptions {
@@ -22,12 +21,7 @@ export interface ParseMcpServersJsonOptions {
 }
 
 /** The `type` values other hosts write, normalized (lower case, letters and digits only) → our transport. */
-const TYPES: Readonly<Record<string, TransportKind>> = {
-  stdio: 'stdio',
-  sse: 'sse',
-  http: 'streamable-http',
-  streamablehttp: 'streamable-http',
-};
+const TYPES: Readonly<Record<string, TransportKind>> = { stdio: 'stdio', sse: 'sse', http: 'streamable-http', streamablehttp: 'streamable-http' };
 
 /**
  * Parses the text of a `claude_desktop_config.json`: `{ "mcpServers": { "<name>": { "command",
@@ -45,50 +39,33 @@ export function parseMcpServersJson(text: string, options: ParseMcpServersJsonOp
   const file = options.file ?? UNNAMED_SOURCE;
   const subject = options.file === undefined ? 'mcpServers JSON' : `mcpServers file ${options.file}`;
   const source = text.replace(/^\uFEFF/, '');
-  if (source.trim() === '') {
-    const hint = 'write { "mcpServers": {} } and add servers to it';
-    throw new ConfigError([{ path: '', problem: `${file}:1:1: is empty`, hint }], { subject, details: { file } });
-  }
-  const syntax = jsonSyntaxError(source);
-  if (syntax) {
-    const { line, col } = positionAt(source, syntax.offset);
-    throw new ConfigError([{ path: '', problem: `${file}:${line}:${col}: is not valid JSON: ${syntax.problem}`, hint: syntax.hint }], {
-      subject,
-      details: { file },
-    });
-  }
-  const data = JSON.parse(source) as unknown;
   const lineCounter = new LineCounter();
   const locate = yamlLocator(parseDocument(source, { lineCounter, keepSourceTokens: true }), lineCounter);
-  const env = options.env ?? process.env;
+  const syntax = source.trim() === '' ? { offset: 0, problem: '', hint: 'write { "mcpServers": {} } and add servers to it' } : jsonSyntaxError(source);
+  if (syntax) {
+    const { line, col } = lineCounter.linePos(syntax.offset);
+    const problem = `${file}:${line}:${col}: ${syntax.problem === '' ? 'is empty' : `is not valid JSON: ${syntax.problem}`}`;
+    throw new ConfigError([{ path: '', problem, hint: syntax.hint }], { subject, details: { file } });
+  }
+  const data = JSON.parse(source) as unknown;
   const found: FoundProblem[] = [];
   const servers: Record<string, ResolvedServerConfig> = {};
-  if (!isRecord(data) || !isRecord(data.mcpServers)) {
-    found.push(topLevelProblem(data));
-  } else {
-    for (const name of Object.keys(data.mcpServers)) {
-      const result = importServer(name, data.mcpServers[name], env);
-      if (result.config) servers[name] = result.config;
-      found.push(...result.problems);
-    }
+  if (!isRecord(data) || !isRecord(data.mcpServers)) found.push(topLevelProblem(data));
+  for (const [name, entry] of Object.entries(isRecord(data) && isRecord(data.mcpServers) ? data.mcpServers : {})) {
+    const result = importServer(name, entry, options.env ?? process.env);
+    if (result.config) servers[name] = result.config;
+    found.push(...result.problems);
   }
-  if (found.length > 0) {
-    const { problems, locations } = placeProblems(found, { file, locate });
-    throw new ConfigError(problems, { subject, details: { file, locations } });
-  }
-  return Object.freeze(servers) as Record<string, ResolvedServerConfig>;
+  if (found.length === 0) return Object.freeze(servers);
+  const { problems, locations } = placeProblems(found, { file, locate });
+  throw new ConfigError(problems, { subject, details: { file, locations } });
 }
 
 function topLevelProblem(data: unknown): FoundProblem {
   const example = 'write { "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }';
   if (!isRecord(data)) return { path: [], problem: `must be a JSON object, got ${show(data)}`, hint: example };
-  if (data.mcpServers !== undefined) {
-    return { path: ['mcpServers'], problem: `must be an object of servers by name, got ${show(data.mcpServers)}`, hint: example };
-  }
-  if (isRecord(data.servers)) {
-    return { path: [], problem: 'has no "mcpServers"', hint: 'rename "servers" to "mcpServers" (VS Code\'s mcp.json calls it servers)' };
-  }
-  return { path: [], problem: 'has no "mcpServers"', hint: example };
+  if (data.mcpServers !== undefined) return { path: ['mcpServers'], problem: `must be an object of servers by name, got ${show(data.mcpServers)}`, hint: example };
+  return { path: [], problem: 'has no "mcpServers"', hint: isRecord(data.servers) ? 'rename "servers" to "mcpServers" (VS Code\'s mcp.json calls it servers)' : example };
 }
 
 /** One entry: `type` mapped to a transport, `${VAR}` filled in, then `validateServerConfig`. */
@@ -100,24 +77,18 @@ function importServer(name: string, entry: unknown, env: EnvironmentVariables): 
   let input = expanded.value;
   if (isRecord(input)) {
     const { type, disabled, ...rest } = input;
-    if (disabled !== undefined && typeof disabled !== 'boolean') {
-      problems.push({ path: [...at, 'disabled'], problem: `must be true or false, got ${show(disabled)}` });
-    }
+    if (disabled !== undefined && typeof disabled !== 'boolean') problems.push({ path: [...at, 'disabled'], problem: `must be true or false, got ${show(disabled)}` });
     const transport = typeof type === 'string' ? TYPES[type.toLowerCase().replace(/[^a-z0-9]/g, '')] : undefined;
     if (type !== undefined && transport === undefined) {
-      const problem = `must be one of "stdio", "sse" or "http", got ${show(type)}`;
-      problems.push({ path: [...at, 'type'], problem, hint: 'leave type out: command means stdio, url means http' });
+      problems.push({ path: [...at, 'type'], problem: `must be one of "stdio", "sse" or "http", got ${show(type)}`, hint: 'leave type out: command means stdio, url means http' });
     } else if (transport !== undefined && rest.transport !== undefined && rest.transport !== transport) {
-      const problem = `says ${show(rest.transport)}, but type says ${show(type)}`;
-      problems.push({ path: [...at, 'transport'], problem, hint: 'keep only one of type and transport' });
+      problems.push({ path: [...at, 'transport'], problem: `says ${show(rest.transport)}, but type says ${show(type)}`, hint: 'keep only one of type and transport' });
     }
     input = { ...rest, ...(transport === undefined || rest.transport !== undefined ? {} : { transport }) };
   }
   const checked = checkNamedServer(name, input, at, 'camelCase');
   // A transport problem of an entry that wrote `type` is about `type`.
   const wroteType = isRecord(entry) && entry.transport === undefined && entry.type !== undefined;
-  for (const problem of checked.problems) {
-    problems.push(wroteType && problem.path[at.length] === 'transport' ? { ...problem, path: [...at, 'type'] } : problem);
-  }
+  for (const problem of checked.problems) problems.push(wroteType && problem.path[at.length] === 'transport' ? { ...problem, path: [...at, 'type'] } : problem);
   return problems.length > 0 ? { problems } : checked;
 }

@@ -6,18 +6,19 @@
 
 import { ConfigError } from '../errors/index.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
-import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey, withDefaults } from './file-keys.js';
-import { type FoundProblem, type PathSegment, problemsFromAjv, show, urlProblem } from './problem-text.js';
+import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey } from './file-keys.js';
+import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
 import { type ResolvedServerConfig, type TransportKind, TRANSPORTS, serverConfigSchema } from './server-schema.js';
-import { renderKeyPath } from './source-locations.js';
+import { placeProblems } from './source-locations.js';
+import { quotedList } from './suggest.js';
 
 export * from './server-schema.js';
 
-// The package's shared draft-07 instance (with the tool schemas'); test/unit/config checks the schemas in strict mode.
+// The package's shared draft-07 instance; test/unit/config checks the schemas in strict mode.
 const matchesSchema = sharedAjv('draft-07').compile(serverConfigSchema);
 const resolvedConfigs = new WeakSet<object>();
 
-/** Whether `value` was validated here (frozen, every default filled in): McpClient takes such a config as it is. */
+/** Whether `value` was validated here: McpClient takes such a config as it is. */
 export function isResolvedServerConfig(value: unknown): value is ResolvedServerConfig {
   return typeof value === 'object' && value !== null && resolvedConfigs.has(value);
 }
@@ -53,26 +54,14 @@ export function validateServerConfig(input: unknown, options: ValidateServerConf
   if (checked.config) return checked.config;
   const name = isRecord(input) ? input.name : undefined;
   const subject = options.subject ?? (typeof name === 'string' && name !== '' ? `configuration of server ${JSON.stringify(name)}` : 'server configuration');
-  const seen = new Set<string>();
-  const problems = checked.problems.flatMap(({ path, problem, hint }) => {
-    const rendered = [options.pathPrefix, renderKeyPath(path)].filter(Boolean).join('.');
-    if (seen.has(rendered)) return [];
-    seen.add(rendered);
-    return [{ path: rendered, problem, ...(hint === undefined ? {} : { hint }) }];
-  });
+  const problems = placeProblems(checked.problems).problems.map((problem) => ({ ...problem, path: [options.pathPrefix, problem.path].filter(Boolean).join('.') }));
   throw new ConfigError(problems, { subject });
 }
 
 const EXAMPLE_HINT = 'write { name: "everything", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }';
 
-/**
- * One entry, checked and resolved. Problems' paths are spelled as in the input (`style`), under `at`.
- */
-export function checkServer(
-  input: Record<string, unknown>,
-  style: KeyStyle,
-  at: readonly PathSegment[] = [],
-): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+/** One entry, checked and resolved. Problems' paths are spelled as in the input (`style`), under `at`. */
+export function checkServer(input: Record<string, unknown>, style: KeyStyle, at: readonly PathSegment[] = []): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
   const own = Object.fromEntries(Object.keys(input).flatMap((key) => (input[key] === undefined ? [] : [[key, input[key]]])));
   const renamed = style === 'camelCase' ? fromApiKeys(own, serverConfigSchema, 'camelCase') : { value: own, problems: [] };
   const data = renamed.value as Record<string, unknown>;
@@ -85,15 +74,13 @@ export function checkServer(
   if (problems.length > 0) return { problems };
   const transport = transportOf(data) as TransportKind;
   const fallback = transport === 'streamable-http' && (data.sse_fallback ?? data.transport === undefined) === true;
-  const { sse_fallback: _written, ...filled } = withDefaults(data, serverConfigSchema) as Record<string, unknown>;
-  const resolved = toApiKeys({ ...filled, transport, ...(fallback ? { sse_fallback: true } : {}) }, serverConfigSchema);
+  const { sse_fallback: _written, ...rest } = data;
+  const resolved = toApiKeys({ ...rest, transport, ...(fallback ? { sse_fallback: true } : {}) }, serverConfigSchema, true);
   return { config: markResolved(resolved as ResolvedServerConfig), problems: [] };
 }
 
 const given = (data: Record<string, unknown>, key: string): boolean => Object.hasOwn(data, key) && data[key] !== undefined;
-/** Given with content: an empty `args: []` or `headers: {}` (as a resolved config has) says nothing. */
-const givenNonEmpty = (data: Record<string, unknown>, key: string): boolean =>
-  given(data, key) && (typeof data[key] !== 'object' || data[key] === null || Object.keys(data[key] as object).length > 0);
+const isEmpty = (value: unknown): boolean => typeof value === 'object' && value !== null && Object.keys(value).length === 0;
 
 /** The transport written, or the one inferred from command / url; undefined when neither tells. */
 function transportOf(data: Record<string, unknown>): TransportKind | undefined {
@@ -102,97 +89,63 @@ function transportOf(data: Record<string, unknown>): TransportKind | undefined {
   return given(data, 'command') ? 'stdio' : 'streamable-http';
 }
 
+/** The transports a key is for, as its description starts: `stdio: …`, `sse / streamable-http: …`. */
+const ownersOf = (schema: { readonly description?: string }): TransportKind[] =>
+  (schema.description?.split(': ')[0] ?? '').split(' / ').filter((word): word is TransportKind => (TRANSPORTS as readonly string[]).includes(word));
+
 /** The rules the schema cannot say well: which transport needs which key, and backoff's order. */
 function crossKeyProblems(data: Record<string, unknown>, style: KeyStyle): FoundProblem[] {
-  const problems: FoundProblem[] = [];
-  const written = data.transport;
-  const transport = transportOf(data);
-  if (written === undefined && transport === undefined) {
-    problems.push(
-      given(data, 'command')
-        ? {
-          path: ['transport'],
-          problem: 'cannot be inferred: both command (stdio) and url (sse/streamable-http) are given',
-          hint: 'remove url to spawn command, or remove command to connect to url',
-        }
-        : {
-            path: ['command'],
-            problem: 'a server needs either command (stdio) or url (sse/streamable-http)',
-            hint: 'write command: "npx" to spawn a local server, or url: "http://localhost:3000/mcp" to reach a remote one',
-          },
-    );
+  const key = (snake: string) => (style === 'camelCase' ? toCamelKey(snake) : snake);
+  const [written, transport] = [data.transport, transportOf(data)];
+  const order = backoffOrderProblem(data, key);
+  const problems = order ? [order] : [];
+  if (transport === undefined) {
+    if (written !== undefined) return problems; // the schema reports the value
+    return [...problems, given(data, 'command')
+      ? { path: ['transport'], problem: 'cannot be inferred: both command (stdio) and url (sse/streamable-http) are given', hint: 'remove url to spawn command, or remove command to connect to url' }
+      : {
+          path: ['command'],
+          problem: 'a server needs either command (stdio) or url (sse/streamable-http)',
+          hint: 'write command: "npx" to spawn a local server, or url: "http://localhost:3000/mcp" to reach a remote one',
+        }];
   }
-  if (transport !== undefined) {
-    const stdio = transport === 'stdio';
-    const because = written === undefined ? ` (this server uses "${transport}" because ${stdio ? 'command' : 'url'} is given)` : '';
-    const endpoint = stdio ? 'command' : 'url';
-    if (!given(data, endpoint)) {
-      const hint = stdio ? 'write the program to spawn, such as command: "npx"' : 'write the server\'s endpoint, such as url: "http://localhost:3000/mcp"';
-      problems.push({ path: [endpoint], problem: `is required for transport "${transport}"`, hint });
-    }
-    for (const key of stdio ? ['url', 'headers'] : ['command', 'args', 'env', 'cwd']) {
-      if (!givenNonEmpty(data, key)) continue;
-      const problem = stdio ? `belongs to transports "sse" and "streamable-http", not "stdio"${because}` : `belongs to transport "stdio", not "${transport}"${because}`;
-      const other = stdio ? 'transport: "streamable-http"' : written === undefined ? '' : 'transport: "stdio"';
-      problems.push({
-        path: [key],
-        problem,
-        hint: other === '' ? `remove ${key}, or give command instead of url` : `remove ${key}, or write ${other}`,
-      });
-    }
+  const stdio = transport === 'stdio';
+  const endpoint = stdio ? 'command' : 'url';
+  if (!given(data, endpoint)) {
+    const hint = stdio ? 'write the program to spawn, such as command: "npx"' : 'write the server\'s endpoint, such as url: "http://localhost:3000/mcp"';
+    problems.push({ path: [endpoint], problem: `is required for transport "${transport}"`, hint });
   }
-  if (typeof data.url === 'string' && !isHttpUrl(data.url)) problems.push(urlProblem(data.url));
-  const order = backoffOrderProblem(data, style);
-  return order ? [...problems, order] : problems;
+  const because = written === undefined ? ` (this server uses "${transport}" because ${endpoint} is given)` : '';
+  for (const [name, schema] of Object.entries(serverConfigSchema.properties) as [string, { description?: string; default?: unknown }][]) {
+    const owners = ownersOf(schema);
+    // An empty `args: []` or `headers: {}` (as a resolved config has) says nothing; keys with a real default are left alone.
+    if (owners.length === 0 || owners.includes(transport) || !given(data, name) || isEmpty(data[name]) || !(schema.default === undefined || isEmpty(schema.default))) continue;
+    const other = stdio || written !== undefined ? `write transport: "${String(owners.at(-1))}"` : 'give command instead of url';
+    const problem = `belongs to ${owners.length > 1 ? 'transports' : 'transport'} ${quotedList(owners, 'and')}, not "${transport}"${because}`;
+    problems.push({ path: [name], problem, hint: `remove ${key(name)}, or ${other}` });
+  }
+  return problems;
 }
 
-/** Whether `url` is an http(s) URL that names a host (ajv's `uri` format accepts `localhost:3000`). */
-function isHttpUrl(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-function backoffOrderProblem(data: Record<string, unknown>, style: KeyStyle): FoundProblem | undefined {
+function backoffOrderProblem(data: Record<string, unknown>, key: (snake: string) => string): FoundProblem | undefined {
   const backoff = isRecord(data.backoff) ? data.backoff : {};
   const defaults = serverConfigSchema.properties.backoff.properties;
-  const initial = backoff.initial_ms ?? defaults.initial_ms.default;
-  const max = backoff.max_ms ?? defaults.max_ms.default;
+  const [initial, max] = [backoff.initial_ms ?? defaults.initial_ms.default, backoff.max_ms ?? defaults.max_ms.default];
   if (typeof initial !== 'number' || typeof max !== 'number' || max >= initial) return undefined;
-  const [initialKey, maxKey] = style === 'camelCase' ? [toCamelKey('initial_ms'), toCamelKey('max_ms')] : ['initial_ms', 'max_ms'];
-  if (backoff.max_ms !== undefined) {
-    const note = backoff.initial_ms === undefined ? ', the default' : '';
-    return {
-      path: ['backoff', 'max_ms'],
-      problem: `must be at least ${initialKey} (${initial}${note}), got ${max}`,
-      hint: `raise ${maxKey} to ${initial} or more, or lower ${initialKey}`,
-    };
+  const [initialKey, maxKey] = [key('initial_ms'), key('max_ms')];
+  if (backoff.max_ms === undefined) {
+    return { path: ['backoff', 'initial_ms'], problem: `must be at most ${maxKey} (${max}, the default), got ${initial}`, hint: `lower ${initialKey}, or raise ${maxKey} to ${initial} or more` };
   }
-  return {
-    path: ['backoff', 'initial_ms'],
-    problem: `must be at most ${maxKey} (${max}, the default), got ${initial}`,
-    hint: `lower ${initialKey}, or raise ${maxKey} to ${initial} or more`,
-  };
+  const note = backoff.initial_ms === undefined ? ', the default' : '';
+  return { path: ['backoff', 'max_ms'], problem: `must be at least ${initialKey} (${initial}${note}), got ${max}`, hint: `raise ${maxKey} to ${initial} or more, or lower ${initialKey}` };
 }
 
 /**
  * A server entry named by its key (`servers.<name>` in agents.yaml, `mcpServers.<name>` in JSON):
  * a `name` key must agree with the key, and a bad key is reported as a bad server name at `at`.
  */
-export function checkNamedServer(
-  name: string,
-  entry: unknown,
-  at: readonly PathSegment[],
-  style: KeyStyle,
-): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
-  if (!isRecord(entry)) return { problems: [{
-    path: at,
-    problem: `must be a mapping describing one server, got ${show(entry)}`,
-    hint: 'write command: npx, or url: http://localhost:3000/mcp',
-  }] };
+export function checkNamedServer(name: string, entry: unknown, at: readonly PathSegment[], style: KeyStyle): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+  if (!isRecord(entry)) return { problems: [{ path: at, problem: `must be a mapping describing one server, got ${show(entry)}`, hint: 'write command: npx, or url: http://localhost:3000/mcp' }] };
   const { name: written, ...rest } = entry;
   const problem = `is ${show(written)}, but a server is named by its key, "${name}"`;
   const clash = written !== undefined && written !== name ? [{ path: [...at, 'name'], problem, hint: 'remove name, or rename the key' }] : [];
@@ -200,7 +153,7 @@ export function checkNamedServer(
   const isName = (path: readonly PathSegment[]) => path.length === at.length + 1 && path.at(-1) === 'name';
   const problems = [
     ...clash,
-    ...checked.problems.map((p) => (isName(p.path) ? { ...p, path: at, problem: `is not a valid server name: ${p.problem}` } : p)),
+    ...checked.problems.map((p) => (isName(p.path) ? { ...p, path: at, problem: `is not a valid server name: ${p.problem.replace(/^must be a server name: /, 'must be ')}` } : p)),
   ];
   return problems.length > 0 ? { problems } : checked;
 }

@@ -1,12 +1,9 @@
 /**
- * Where a stdio server runs, and whether its program is there: paths of a server entry are read
- * from the folder of the file that declares it, never from wherever the host happened to start.
- *
- * - `cwd` defaults to that folder, so relative `args` (`./srv.mjs`, `node_modules/…/index.js`)
- *   name files beside the file; a relative `cwd` is resolved against it.
- * - A relative `command` with a slash (`./bin/server`) is resolved against it too; a bare name
- *   (`npx`, `node`) is looked up on PATH when the server starts, as a shell would.
- * - Values with a `${…}` placeholder are left alone: the runtime fills them in at start.
+ * Where a stdio server runs, and whether its program is there. Paths are read from the folder of
+ * the file that declares the server, never from wherever the host happened to start: `cwd`
+ * defaults to it (so relative `args` name files beside the file), a relative `cwd` or a `command`
+ * with a slash is resolved against it; a bare `command` (`npx`) is looked up on PATH, as a shell
+ * would. Values with a `${…}` placeholder are left for the runtime to fill in at start.
  */
 
 import { accessSync, constants, statSync } from 'node:fs';
@@ -22,13 +19,7 @@ function fromFolder(path: string, baseDir: string): string {
   return isAbsolute(path) || placeholder(path) ? path : resolve(baseDir, path);
 }
 
-/**
- * The server with its `cwd` and a path-like `command` anchored in `baseDir` (the file's folder).
- * HTTP servers are returned as they are.
- *
- * @example
- * placeServer(config, '/etc/agents').cwd; // '/etc/agents' when the entry gave no cwd
- */
+/** The server with its `cwd` and a path-like `command` anchored in `baseDir` (the file's folder); HTTP servers as they are. */
 export function placeServer(config: ResolvedServerConfig, baseDir: string): ResolvedServerConfig {
   if (config.transport !== 'stdio') return config;
   const command = config.command;
@@ -41,20 +32,15 @@ export function placeServer(config: ResolvedServerConfig, baseDir: string): Reso
 }
 
 function isExecutableFile(path: string): boolean {
-  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return false;
   try {
     accessSync(path, constants.X_OK);
-    return true;
+    return statSync(path).isFile();
   } catch {
     return false;
   }
 }
 
-/**
- * The problems of one stdio server's program, checked before anything is spawned: a path that
- * does not exist, is a folder or is not executable; a bare name found nowhere on PATH (the
- * server's own `env.PATH` when it sets one, else `hostPath`). Problems sit at `servers.<name>.command`.
- */
+/** One stdio server's program, checked before anything is spawned: on the server's own `env.PATH` if it sets one, else `hostPath`. */
 export function commandProblems(name: string, config: ResolvedServerConfig, hostPath: string | undefined): FoundProblem[] {
   const command = config.command;
   if (config.transport !== 'stdio' || command === undefined || placeholder(command)) return [];
@@ -63,19 +49,11 @@ export function commandProblems(name: string, config: ResolvedServerConfig, host
     const kind = statSync(command, { throwIfNoEntry: false });
     if (!kind) return [{ path, problem: `${command} does not exist`, hint: 'a relative command is read from the folder of this file' }];
     if (!kind.isFile()) return [{ path, problem: `${command} is not a file`, hint: 'name the program to run, not its folder' }];
-    if (!isExecutableFile(command)) {
-      return [{ path, problem: `${command} is not executable`, hint: `chmod +x ${command}, or write command: node and the script in args` }];
-    }
-    return [];
+    return isExecutableFile(command) ? [] : [{ path, problem: `${command} is not executable`, hint: `chmod +x ${command}, or write command: node and the script in args` }];
   }
   const searchPath = config.env.PATH ?? hostPath ?? '';
   const folders = searchPath.split(delimiter).filter((folder) => folder !== '');
   if (folders.some((folder) => isExecutableFile(join(folder, command)))) return [];
-  return [
-    {
-      path,
-      problem: `"${command}" is not found on PATH`,
-      hint: `install it, or write its full path (PATH: ${folders.length === 0 ? 'empty' : folders.slice(0, 4).join(delimiter)}${folders.length > 4 ? `${delimiter}…` : ''})`,
-    },
-  ];
+  const shown = folders.length === 0 ? 'empty' : `${folders.slice(0, 4).join(delimiter)}${folders.length > 4 ? `${delimiter}…` : ''}`;
+  return [{ path, problem: `"${command}" is not found on PATH`, hint: `install it, or write its full path (PATH: ${shown})` }];
 }

@@ -1,26 +1,17 @@
-/**
- * Where a key path is in the text it came from (`agents.yaml:12:5`), through the `yaml` library's
- * document positions, so every configuration problem names the line to fix. Works for JSON too.
- */
+/** Where a key path is in its text (`agents.yaml:12:5`), through the `yaml` library's document positions; JSON too. */
 
 import { type Document, type LineCounter, type Node, type YAMLError, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { ConfigProblem } from '../errors/index.js';
 import type { FoundProblem, PathSegment } from './problem-text.js';
 
 /** A position in a text, both counted from 1, as editors and compilers print them. */
-export interface SourcePosition {
-  readonly line: number;
-  readonly col: number;
-}
+export interface SourcePosition { readonly line: number; readonly col: number }
 
 /** Finds the position of a key path; for a key that is not there, the position of its nearest parent. */
 export type Locate = (path: readonly PathSegment[]) => SourcePosition;
 
 /** Where a problem is, for programs: `ConfigError.details.locations` lists one per problem. */
-export interface ProblemLocation extends SourcePosition {
-  readonly path: string;
-  readonly file: string;
-}
+export interface ProblemLocation extends SourcePosition { readonly path: string; readonly file: string }
 
 /** What a text without a file name is called in positions: `<input>:3:5`. */
 export const UNNAMED_SOURCE = '<input>';
@@ -28,10 +19,7 @@ export const UNNAMED_SOURCE = '<input>';
 type AnyPair = { readonly key: unknown; readonly value: unknown };
 const keyText = (key: unknown): string | undefined => (isScalar(key) ? String(key.value) : typeof key === 'string' || typeof key === 'number' ? String(key) : undefined);
 
-/**
- * A `Locate` over a parsed document; `lineCounter` is the one given to `parseDocument` for this
- * text. Aliases (`*anchor`) are followed, so paths through them are found.
- */
+/** A `Locate` over a document parsed with `lineCounter`; paths through aliases (`*anchor`) are followed. */
 export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
   const follow = (node: unknown) => (isAlias(node) ? (node.resolve(doc) ?? node) : node) as Node | null | undefined;
   return (path) => {
@@ -47,15 +35,8 @@ export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
       offset = (at.key as Node | null)?.range?.[0] ?? offset;
       node = follow(at.value);
     }
-    const { line, col } = lineCounter.linePos(offset);
-    return { line, col };
+    return lineCounter.linePos(offset);
   };
-}
-
-/** The line and column of an offset in `text`. */
-export function positionAt(text: string, offset: number): SourcePosition {
-  const before = text.slice(0, Math.max(0, offset));
-  return { line: before.split('\n').length, col: offset - (before.lastIndexOf('\n') + 1) + 1 };
 }
 
 /** The key path of the innermost key or item whose text contains `offset` (for parser errors). */

@@ -1,11 +1,6 @@
-/**
- * "Did you mean …?" for configuration mistakes: the nearest allowed word to a misspelled one.
- */
+/** "Did you mean …?": the nearest allowed word to a misspelled one. */
 
-/**
- * Edit distance counting an insertion, deletion, substitution or swap of two neighbours as one
- * (optimal string alignment), so `evn` is one edit from `env`, as a person would count it.
- */
+/** Edit distance counting a swap of two neighbours as one edit too (optimal string alignment): `evn` is one from `env`. */
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
@@ -24,11 +19,7 @@ export function editDistance(a: string, b: string): number {
   return at(a.length, b.length);
 }
 
-/**
- * The candidate a person most likely meant by `word`: equal ignoring case, or within two edits
- * (one for words of three letters or fewer, so `id` does not suggest `cwd`). Undefined when
- * nothing is that close.
- */
+/** What a person most likely meant by `word`: equal ignoring case, or within two edits (one for words of three letters or fewer, so `id` does not suggest `cwd`). */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   const lower = word.toLowerCase();
   const sameIgnoringCase = candidates.find((candidate) => candidate.toLowerCase() === lower);

@@ -368,12 +368,12 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
     expect(problemAt(error, 'skills.s.mcp_servers.2').problem).toContain('lists server "github" again (also item 0)');
     expect(problemAt(error, 'skills.s.mcp_servers.3.server')).toMatchObject({ problem: 'agents.yaml:5:38: is required', hint: 'write server: github' });
     expect(problemAt(error, 'skills.s.mcp_servers.3.include').hint).toBe('leave include out to include every tool of the server');
-    expect(problemAt(error, 'skills.s.tools.0').hint).toBe('write the namespace too, such as "builtin/now"');
+    expect(problemAt(error, 'skills.s.tools.0').hint).toBe('write "<namespace>/now", such as "builtin/now"');
     expect(problemAt(error, 'skills.s.servers').hint).toBe('did you mean "mcp_servers"?');
-    expect(problemAt(error, 'actors.a.skills')).toMatchObject({ problem: 'agents.yaml:10:5: must be a list, got "s" (a string)', hint: 'write a list: [s]' });
+    expect(problemAt(error, 'actors.a.skills')).toMatchObject({ problem: 'agents.yaml:10:5: must be a list, got "s" (a string)', hint: 'write a list: ["s"]' });
     expect(problemAt(error, 'actors.a.permissions.execute')).toMatchObject({
       problem: 'agents.yaml:11:20: must be one of "allow", "ask" or "deny", got "yes" (a string)',
-      hint: 'write "allow"',
+      hint: 'use "allow" (run them without asking)',
     });
     expect(problemAt(error, 'actors.a.permissions.restricted.1').problem).toContain('repeats item 0');
     expect(problemAt(error, 'actors.a.tenant_key').problem).toContain('must be a claim name');
@@ -392,7 +392,7 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
   it('reports a name key that disagrees with the server key, and invalid server names', () => {
     const error = errorOf('servers:\n  github:\n    name: gh\n    command: npx\n  "my server":\n    command: npx\n');
     expect(problemAt(error, 'servers.github.name').problem).toBe('agents.yaml:3:5: is "gh" (a string), but a server is named by its key, "github"');
-    expect(problemAt(error, 'servers["my server"]').problem).toContain('is not a valid server name: must start with a letter or digit');
+    expect(problemAt(error, 'servers["my server"]').problem).toContain('is not a valid server name: must be letters, digits, ".", "_" and "-", starting with a letter or digit');
   });
 
   it('rejects __proto__ and other names that are not plain names', () => {

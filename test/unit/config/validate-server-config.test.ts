@@ -225,6 +225,11 @@ describe('validateServerConfig names each mistake, where it is and what to write
       'remove command, or write transport: "stdio"',
     );
     expect(problemAt({ ...stdio, url: 'http://h' }, 'transport').problem).toContain('cannot be inferred');
+    // The transports a key belongs to are read from its description in the schema ("streamable-http: …").
+    expect(problemAt({ ...stdio, sseFallback: true }, 'sseFallback')).toMatchObject({
+      problem: 'belongs to transport "streamable-http", not "stdio" (this server uses "stdio" because command is given)',
+      hint: 'remove sseFallback, or write transport: "streamable-http"',
+    });
   });
 
   it('accepts only http:// and https:// URLs that name a host', () => {
@@ -270,15 +275,28 @@ describe('validateServerConfig names each mistake, where it is and what to write
     );
   });
 
+  it('says one thing about a confine value that fits none of its forms', () => {
+    expect(problemsOf({ ...stdio, confine: 'yes' })).toEqual([
+      { path: 'confine', problem: 'must be true or false, or an object, got "yes" (a string)', hint: 'write true without quotes' },
+    ]);
+    expect(problemsOf({ ...stdio, confine: { network: 'some' } })).toEqual([
+      { path: 'confine.network', problem: 'must be one of "all" or "none", got "some" (a string)', hint: 'did you mean "none"?' },
+    ]);
+    expect(problemsOf({ ...stdio, confine: { network: [1] } }).map((p) => p.path)).toEqual(['confine.network.0']);
+  });
+
   it('rejects a message limit under 1 KiB', () => {
-    expect(problemAt({ ...stdio, maxMessageBytes: 16 }, 'maxMessageBytes').problem).toBe('must be at least 1024 bytes, got 16');
+    expect(problemAt({ ...stdio, maxMessageBytes: 16 }, 'maxMessageBytes')).toMatchObject({
+      problem: 'must be 1024 or more, got 16',
+      hint: 'write a size in bytes such as 16777216 (16 MiB, the default)',
+    });
   });
 
   it('lists the allowed restart policies and translates the usual words', () => {
     expect(problemAt({ ...stdio, restart: 'always' }, 'restart')).toEqual({
       path: 'restart',
       problem: 'must be one of "permanent", "transient" or "temporary", got "always" (a string)',
-      hint: `use "permanent" (OTP's name for always restart)`,
+      hint: 'use "permanent" (always restart)',
     });
     expect(problemAt({ ...stdio, restart: 'on-failure' }, 'restart').hint).toContain('"transient"');
     expect(problemAt({ ...stdio, restart: 'never' }, 'restart').hint).toContain('"temporary"');
@@ -295,7 +313,7 @@ describe('validateServerConfig names each mistake, where it is and what to write
   it('explains the name rule', () => {
     expect(problemAt({ ...stdio, name: 'my server' }, 'name')).toEqual({
       path: 'name',
-      problem: 'must start with a letter or digit and contain only letters, digits, ".", "_" and "-", got "my server" (a string)',
+      problem: 'must be a server name: letters, digits, ".", "_" and "-", starting with a letter or digit, got "my server" (a string)',
       hint: 'write "my-server"',
     });
     expect(problemAt({ ...stdio, name: '' }, 'name').problem).toBe('must not be empty');
