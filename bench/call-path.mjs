@@ -318,14 +318,32 @@ async function longRun() {
 }
 
 // ---- run, report ---------------------------------------------------------------------------------
+// The in-process figures are taken twice: in a process of their own (what the targets judge, as a
+// benchmark harness isolates its cases: no JIT feedback or heap from other cases) and after the
+// stdio contenders in this process (a host that also calls MCP tools: the shared call path is
+// then compiled for both kinds of tool, and slower for in-process ones).
+if (argv.includes('--in-process-only')) {
+  const figures = await inProcess();
+  rmSync(work, { recursive: true, force: true });
+  process.stdout.write(JSON.stringify(figures));
+  process.exit(0);
+}
+async function inProcessAlone() {
+  const { execFileSync } = await import('node:child_process');
+  const args = ['--expose-gc', fileURLToPath(import.meta.url), '--in-process-only', ...(SMOKE ? ['--smoke'] : [])];
+  return JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+}
+
 const startedAt = new Date();
 const load = loadavg()[0];
 const warnings = [];
 process.on('warning', (w) => warnings.push(w.name === 'MaxListenersExceededWarning' ? `${w.name} (${w.type} on ${w.emitter?.constructor?.name})` : w.name));
 log(`call-path benchmark: ${ROUNDS} rounds × ${CALLS} calls${SMOKE ? ' (smoke)' : ''}`);
 const rows = await throughput();
-log('in-process figures');
-const latency = await inProcess();
+log('in-process figures, after the stdio contenders');
+const shared = await inProcess();
+log('in-process figures, in a process of their own');
+const latency = await inProcessAlone();
 log('heap per server');
 const heap = await heapPerServer();
 log('crash recovery');
@@ -379,9 +397,11 @@ ${rows.map((r) => `| ${r.name} | ${f0(median(r.seq))} | ${f0(median(r.conc))} | 
 | (for reference) McpClient alone vs raw SDK, sequential / ${IN_FLIGHT} in flight | | ${f2(ratio('client', 'raw', 'seq'))}× / ${f2(ratio('client', 'raw', 'conc'))}× | |
 | (for reference) LangChain vs raw SDK, sequential / ${IN_FLIGHT} in flight | | ${f2(ratio('langchain', 'raw', 'seq'))}× / ${f2(ratio('langchain', 'raw', 'conc'))}× | |
 | messages on the wire per call (full pipeline) | one tools/call, zero notifications/cancelled | ${(byKey.ours.wire.toolsCall / byKey.ours.wire.calls).toFixed(3)} tools/call, ${byKey.ours.wire.cancelled} cancelled | ${verdict(byKey.ours.wire.toolsCall === byKey.ours.wire.calls && byKey.ours.wire.cancelled === 0)} |
-| in-process read call, fast path | p50 ≤ 3 µs | p50 ${f2(latency.fast.p50)} µs, p99 ${f2(latency.fast.p99)} µs | ${verdict(latency.fast.p50 <= 3)} |
-| a call through the machine, no-op inspection observer | p50 ≤ 60 µs | p50 ${f2(latency.machine.p50)} µs, p99 ${f2(latency.machine.p99)} µs | ${verdict(latency.machine.p50 <= 60)} |
-| (for reference) the same, with the inspector server and one viewer | | p50 ${f2(latency.withViewer.p50)} µs, p99 ${f2(latency.withViewer.p99)} µs (${f0(latency.withViewer.received)} messages to the viewer) | |
+| in-process read call through \`actor.call\`, fast path (a process of its own) | p50 ≤ 3 µs | p50 ${f2(latency.fast.p50)} µs, p99 ${f2(latency.fast.p99)} µs | ${verdict(latency.fast.p50 <= 3)} |
+| (for reference) the same, after the stdio contenders in one process | | p50 ${f2(shared.fast.p50)} µs, p99 ${f2(shared.fast.p99)} µs | |
+| a call through the machine via \`actor.call\`, no-op inspection observer (a process of its own) | p50 ≤ 60 µs | p50 ${f2(latency.machine.p50)} µs, p99 ${f2(latency.machine.p99)} µs | ${verdict(latency.machine.p50 <= 60)} |
+| (for reference) the same, after the stdio contenders in one process | | p50 ${f2(shared.machine.p50)} µs, p99 ${f2(shared.machine.p99)} µs | |
+| (for reference) the same, with the inspector server and one viewer (a process of its own) | | p50 ${f2(latency.withViewer.p50)} µs, p99 ${f2(latency.withViewer.p99)} µs (${f0(latency.withViewer.received)} messages to the viewer) | |
 | host heap per supervised server (McpClient, ${SERVERS} servers, after gc) | ≤ 60 KiB | ${f0(heap.ours)} KiB (raw SDK Client: ${f0(heap.raw)} KiB) | ${verdict(heap.ours <= 60)} |
 | crash (SIGKILL) → next successful call, defaults | ≤ 1.1× cold start | ${f0(crash.crash)} ms vs cold start ${f0(crash.cold)} ms = ${f2(crash.crash / crash.cold)}× | ${verdict(crash.crash / crash.cold <= 1.1)} |
 | ${f0(LONG_RUN)} calls on one actor: heap after gc | flat | ${long.points.map((p) => `${f0(p.calls)}: ${f2(p.heapMiB)} MiB`).join(', ')} | ${verdict(lastPoint.heapMiB - firstPoint.heapMiB < 2)} |

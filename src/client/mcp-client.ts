@@ -361,7 +361,7 @@ export class McpClient implements AsyncDisposable {
     const context = options.context ?? currentCallContext();
     const activity = this.callBegan(connection, context);
     try {
-      return (await connection.client.callTool({ name, arguments: args, ...(options.meta ? { _meta: { ...options.meta } } : {}) }, undefined, {
+      return (await connection.client.callTool(options.meta ? { name, arguments: args, _meta: options.meta as Record<string, unknown> } : { name, arguments: args }, undefined, {
         timeout: Math.max(1, deadline - Date.now()),
         ...(signal ? { signal } : {}),
       })) as CallToolResult;

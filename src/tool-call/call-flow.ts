@@ -121,6 +121,11 @@ const waitedTooLong = (what: 'approval' | 'the sandbox lock'): FixedMove<[]> => 
   patch: (state) => ({ status: 'failed', error: waitedTooLongError(state.input, what) }),
 });
 const COMMITTED: Move = { to: 'done', patch: { status: 'committed', error: undefined } };
+// Moves without a patch, made once (every call makes several; nobody changes a move).
+const TO_AUTHORIZING: Move = Object.freeze({ to: 'authorizing' });
+const TO_ACQUIRING: Move = Object.freeze({ to: 'acquiring' });
+const TO_INVOKING: Move = Object.freeze({ to: 'invoking' });
+const TO_COMMITTING: Move = Object.freeze({ to: 'committing' });
 
 /** Runs `run` and turns its answer (or its throw, sync or async) into a move. */
 function settle<T>(run: () => T | Promise<T>, done: (value: T) => Move, failed: (error: unknown) => Move): Move | Promise<Move> {
@@ -134,7 +139,7 @@ function settle<T>(run: () => T | Promise<T>, done: (value: T) => Move, failed: 
 }
 
 function authorized(state: CallState, authorization: Authorization): Move {
-  return authorization.allowed ? { to: 'acquiring' } : reject(deniedError(state.input, authorization));
+  return authorization.allowed ? TO_ACQUIRING : reject(deniedError(state.input, authorization));
 }
 
 const INVOKE_CANCEL: FixedMove<[reason: string | undefined]> = {
@@ -151,7 +156,7 @@ export const CALL_STEPS: readonly CallStep[] = [
     decide: {
       to: ['authorizing', 'done'],
       move: (state) =>
-        state.input.sandboxed || argsAreValid(state.input, state.args) ? { to: 'authorizing' } : reject(invalidArgsError(state.input, state.args)),
+        state.input.sandboxed || argsAreValid(state.input, state.args) ? TO_AUTHORIZING : reject(invalidArgsError(state.input, state.args)),
     },
   },
   {
@@ -169,7 +174,7 @@ export const CALL_STEPS: readonly CallStep[] = [
   {
     name: 'acquiring',
     to: ['rewritingPaths', 'done'],
-    decide: { to: ['invoking'], move: (state) => (unsandboxed(state) ? { to: 'invoking' } : undefined) },
+    decide: { to: ['invoking'], move: (state) => (unsandboxed(state) ? TO_INVOKING : undefined) },
     perform: (steps, state, scope) =>
       settle(
         () => steps.acquireLock(mayWrite(state) ? 'write' : 'read', scope.signal.signal),
@@ -231,7 +236,7 @@ export const CALL_STEPS: readonly CallStep[] = [
   {
     name: 'rewritingResult',
     to: ['committing', 'rollingBack'],
-    decide: { to: ['committing'], move: (state) => (unsandboxed(state) ? { to: 'committing' } : undefined) },
+    decide: { to: ['committing'], move: (state) => (unsandboxed(state) ? TO_COMMITTING : undefined) },
     perform: (steps, state) =>
       settle(
         () => steps.rewriteResult(state.input, state.result!),

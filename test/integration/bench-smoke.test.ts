@@ -32,7 +32,7 @@ describe('npm run bench, smoke', () => {
       expect(report).toContain(`- ${name}: 1.000 tools/call per call, 0 notifications/cancelled`);
     }
     // The machine's own cost is also taken with the runtime's inspector server and one viewer.
-    expect(report).toMatch(/\| \(for reference\) the same, with the inspector server and one viewer \| \| p50 [\d.]+ µs, p99 [\d.]+ µs \([\d,]+ messages to the viewer\)/);
+    expect(report).toMatch(/\| \(for reference\) the same, with the inspector server and one viewer \(a process of its own\) \| \| p50 [\d.]+ µs, p99 [\d.]+ µs \([\d,]+ messages to the viewer\)/);
     expect(report).not.toContain('not on this branch');
     expect(report).toContain('Warnings printed during the run: none.');
     expect(readFileSync(join(out, 'benchmarks.svg'), 'utf8')).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
