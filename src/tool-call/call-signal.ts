@@ -11,8 +11,9 @@
  *
  * Why lazy: an `AbortController` costs about a microsecond to make and more to collect, which is a
  * third of an in-process read call. A call's `AbortSignal` is made only when someone reads
- * `signal` (a tool reading `ctx.signal`, the MCP client handing it to the SDK); the call path
- * itself asks `aborted` and registers with `onAbort`, which touch no `EventTarget`.
+ * `signal` (a tool reading `ctx.signal`); the call path itself asks `aborted` and registers with
+ * `onAbort`, and the MCP client hands the SDK `requestSignal` (the call itself), none of which
+ * touch an `EventTarget`.
  *
  * A call signal is never aborted once the call has settled: `unlink()` only detaches it, so the
  * SDK's listener on it is dropped with it and nothing is cancelled on the wire.
@@ -27,8 +28,9 @@ export interface CallSignal {
   /** Calls `listener` once when the call is cancelled; returns the removal. No `EventTarget` is involved. */
   onAbort(listener: (reason: unknown) => void): () => void;
   /**
-   * The call as the MCP SDK's request signal, without an `AbortController` (see `RequestSignal`):
-   * for `Protocol.request` only, never for code that expects a real `EventTarget`.
+   * The call as the MCP SDK's request signal, without an `AbortController` (see
+   * `LinkedCallSignal.requestSignal`): for `Protocol.request` only, never for code that expects a
+   * real `EventTarget`.
    */
   readonly requestSignal: AbortSignal;
   /** Detaches from the linked signals; call it once the call has settled. Idempotent. */
