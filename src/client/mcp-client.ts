@@ -353,7 +353,7 @@ export class McpClient implements AsyncDisposable {
     // own, linked to the caller's only until the call settles (see tool-call/call-signal.ts).
     // The call path's own signal (an actor's call, through the adapter) is given to the SDK as it
     // is; a caller's is linked to one of this call's own. Either way the SDK gets the call's light
-    // request signal, not an AbortController (see `RequestSignal` in tool-call/call-signal.ts).
+    // request signal, not an AbortController (see `LinkedCallSignal.requestSignal`).
     const own = (options as { readonly [CALL_SIGNAL]?: CallSignal })[CALL_SIGNAL];
     const given = own === undefined ? options.signal : undefined;
     const call = given && !isCallScoped(given) ? linkCallSignal(given) : undefined;
