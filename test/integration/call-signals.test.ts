@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { createRuntime } from '../../src/runtime/create-runtime.js';
 import type { CallSet } from '../../src/tool-call/call-signal.js';
+import type { CallOutcome } from '../../src/tool-call/tool-call-io.js';
 import { fixtureServerConfig, fixtureServerPath } from '../../src/testing/fixture.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -148,56 +149,46 @@ describe('per-call signals over the real stdio fixture', () => {
     expect(wire.counts()['notifications/cancelled']).toBeUndefined();
   }, 120_000);
 
-  it('still cancels a call in flight on the wire, once, on the fast path and through the machine', async () => {
+  // One read-only call (the fast path) and one that may write (through the tool-call machine), each
+  // ended while the server still works on it, then a settled call: each ended call is cancelled on
+  // the wire once, and nothing more goes out, during the run or at shutdown.
+  type Actor = Awaited<ReturnType<Awaited<ReturnType<typeof createRuntime>>['activate']>>;
+  async function endedInFlight(end: (actor: Actor, tool: string) => Promise<CallOutcome>, code: string): Promise<CallOutcome[]> {
     const wire = wireLog();
     const runtime = await createRuntime({ config: runtimeConfig(wire.path), callTimeoutMs: 30_000 });
+    const outcomes: CallOutcome[] = [];
     try {
       const actor = await runtime.activate('caller', { tenant: 'acme' });
-      const read = actor.tools().find((tool) => tool.name === 'fixture/read_slowly');
-      const write = actor.tools().find((tool) => tool.name === 'fixture/sleep');
-      expect(read?.capabilities.readOnly).toBe(true); // the fast path
-      expect(write?.capabilities.readOnly).toBe(false); // through the tool-call machine
-
-      const first = new AbortController();
-      const reading = actor.call('fixture/read_slowly', { ms: 20_000 }, { signal: first.signal });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      first.abort(new Error('no longer needed'));
-      expect(await reading).toMatchObject({ status: 'failed', error: { code: 'CANCELLED' } });
-      await waitUntil(() => wire.counts()['notifications/cancelled'] === 1, 'the first cancellation on the wire');
-
-      const second = new AbortController();
-      const sleeping = actor.call('fixture/sleep', { ms: 20_000 }, { signal: second.signal });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      second.abort(new Error('no longer needed'));
-      expect(await sleeping).toMatchObject({ status: 'failed', error: { code: 'CANCELLED' } });
-      await waitUntil(() => wire.counts()['notifications/cancelled'] === 2, 'the second cancellation on the wire');
-      // A settled call after a cancelled one: nothing more goes out.
+      expect(actor.tools().find((tool) => tool.name === 'fixture/read_slowly')?.capabilities.readOnly).toBe(true); // the fast path
+      expect(actor.tools().find((tool) => tool.name === 'fixture/sleep')?.capabilities.readOnly).toBe(false); // the machine
+      for (const [index, tool] of ['fixture/read_slowly', 'fixture/sleep'].entries()) {
+        const outcome = await end(actor, tool);
+        expect(outcome).toMatchObject({ status: 'failed', error: { code } });
+        outcomes.push(outcome);
+        await waitUntil(() => wire.counts()['notifications/cancelled'] === index + 1, `cancellation ${index + 1} on the wire`);
+      }
       expect((await actor.call('fixture/echo', { message: 'after' })).status).toBe('committed');
     } finally {
       await runtime.shutdown();
     }
     await waitUntil(() => wire.counts()['tools/call'] === 3, 'the fixture to write its counts at exit');
     expect(wire.counts()['notifications/cancelled']).toBe(2);
+    return outcomes;
+  }
+
+  it('still cancels a call in flight on the wire, once, on the fast path and through the machine', async () => {
+    await endedInFlight(async (actor, tool) => {
+      const caller = new AbortController();
+      const running = actor.call(tool, { ms: 20_000 }, { signal: caller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      caller.abort(new Error('no longer needed'));
+      return running;
+    }, 'CANCELLED');
   }, 60_000);
 
   it('a call that runs out of time is cancelled on the wire once, by the request’s own deadline, on the fast path and through the machine', async () => {
-    const wire = wireLog();
-    const runtime = await createRuntime({ config: runtimeConfig(wire.path), callTimeoutMs: 30_000 });
-    try {
-      const actor = await runtime.activate('caller', { tenant: 'acme' });
-      const read = await actor.call('fixture/read_slowly', { ms: 20_000 }, { timeoutMs: 300 });
-      expect(read).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT' } });
-      expect(read.error?.message).toContain('300 ms');
-      await waitUntil(() => wire.counts()['notifications/cancelled'] === 1, 'the first cancellation on the wire');
-      const write = await actor.call('fixture/sleep', { ms: 20_000 }, { timeoutMs: 300 });
-      expect(write).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT' } });
-      await waitUntil(() => wire.counts()['notifications/cancelled'] === 2, 'the second cancellation on the wire');
-      expect((await actor.call('fixture/echo', { message: 'after' })).status).toBe('committed');
-    } finally {
-      await runtime.shutdown();
-    }
-    await waitUntil(() => wire.counts()['tools/call'] === 3, 'the fixture to write its counts at exit');
-    expect(wire.counts()['notifications/cancelled']).toBe(2);
+    const outcomes = await endedInFlight((actor, tool) => actor.call(tool, { ms: 20_000 }, { timeoutMs: 300 }), 'REQUEST_TIMEOUT');
+    for (const outcome of outcomes) expect(outcome.error?.message).toContain('300 ms');
   }, 60_000);
 });
 
