@@ -139,7 +139,7 @@ describe('the fast path', () => {
         const viaFastPath = await fastToolCall(steps(script, fastCaller), input(script), linkCallSignal(fastCaller.signal));
         expect(comparable(viaFastPath)).toEqual(comparable(viaMachine));
       }),
-      { numRuns: 600 },
+      { numRuns: 1_000 },
     );
   });
 });
