@@ -10,7 +10,8 @@ import type { ConnectInput, ConnectionEnded, ServerExit, ServerHandle } from '..
 import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
-import { versionMismatch, watchInitializeAnswer } from './protocol-version.js';
+import { watchInitializeAnswer } from './protocol-version.js';
+import { StartHandOver } from './start-hand-over.js';
 import { serverEnvironment } from './server-environment.js';
 import { isTransientSpawnFailure } from './spawn-failure.js';
 import { describeExit, StdioProcessTransport, type ProcessExit } from './stdio-process-transport.js';
@@ -38,8 +39,6 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
     stderrLines: config.stderrLines,
     serverName: config.name,
   });
-  let active = true;
-  let handedOver = false;
   const started = transport.start();
   if (confinement) void transport.exited.then(() => confinement.dispose());
   const handle: ServerHandle = {
@@ -55,14 +54,14 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
     exit: () => processExit(transport.exit),
   };
   sendBack({ type: 'server.spawned', handle });
+  const start = new StartHandOver(config.name, handle, sendBack);
 
   void (async () => {
     try {
       await started;
     } catch (error) {
       // A missing or non-executable command cannot start by trying again; a lack of resources can.
-      const transient = isTransientSpawnFailure(error);
-      if (active) sendBack({ type: 'server.startFailed', error: spawnError(error, config.name), retryable: transient });
+      start.failed(spawnError(error, config.name), isTransientSpawnFailure(error));
       return;
     }
     let connection: ClientConnection | undefined;
@@ -85,42 +84,24 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
         exit: () => processExit(transport.exit),
       });
     } catch (error) {
-      if (!active) return;
+      if (!start.active) return;
       const exit = transport.exit ?? (await settleSoon(transport.exited));
-      const mismatch = versionMismatch(answeredVersion, config.name, error);
-      sendBack({
-        type: 'server.startFailed',
-        // A server speaking a protocol version we do not cannot get better by trying again.
-        error: mismatch ?? handshakeError(error, exit, config.name),
-        retryable: mismatch === undefined,
-        ...(exit && (exit.code !== null || exit.signal !== null) ? { exit: exitSummary(exit) } : {}),
-      });
+      start.handshakeFailed(error, answeredVersion, () => handshakeError(error, exit, config.name), processExit(exit));
       return;
     }
-    const exit = transport.exit;
-    if (exit) connection.markEnded(endedBy(exit, config.name));
-    if (!active) return;
-    handedOver = true;
-    sendBack({ type: 'server.connected', connection });
+    start.connected(connection, transport.exit && endedBy(transport.exit, config.name));
   })();
 
-  return () => {
-    active = false;
-    if (!handedOver) void handle.close();
-  };
+  return start.stop;
 }
 
 /** A start that cannot even spawn (confinement asked for and unavailable): the machine is told as for a failed spawn. */
 function failBeforeSpawn(error: unknown, serverName: string, sendBack: ConnectParams['sendBack']): () => void {
   const handle: ServerHandle = { pid: undefined, diagnostics: () => ({ nonJsonLines: 0, stderrTail: [] }), close: async () => undefined };
   sendBack({ type: 'server.spawned', handle });
-  let active = true;
-  queueMicrotask(() => {
-    if (active) sendBack({ type: 'server.startFailed', error: spawnError(error, serverName), retryable: false });
-  });
-  return () => {
-    active = false;
-  };
+  const start = new StartHandOver(serverName, handle, sendBack);
+  queueMicrotask(() => start.failed(spawnError(error, serverName), false));
+  return start.stop;
 }
 
 function endedBy(exit: ProcessExit, serverName: string): ConnectionEnded {

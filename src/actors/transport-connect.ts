@@ -23,7 +23,8 @@ import type { ConnectInput, ConnectionEnded, ServerHandle, TransportDiagnostics 
 import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
-import { answeredVersion, interceptMessages, versionMismatch } from './protocol-version.js';
+import { answeredVersion, interceptMessages } from './protocol-version.js';
+import { StartHandOver } from './start-hand-over.js';
 
 /**
  * Makes a fresh transport for one connection attempt (each restart asks again). Under `McpClient`
@@ -73,8 +74,6 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
   const logic = fromCallback<ServerEvent, ConnectInput>(({ input, sendBack }) => {
     const config = realConfig ?? input.config;
     const details = { server: config.name, transport: 'in-process' };
-    let active = true;
-    let handedOver = false;
     let transport: Transport | undefined;
     let connection: ClientConnection | undefined;
     let reported: Error | undefined;
@@ -111,18 +110,13 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
 
     const madeTransport = Promise.resolve().then(() => makeTransport(config));
     sendBack({ type: 'server.spawned', handle });
+    const start = new StartHandOver(config.name, handle, sendBack);
 
     void (async () => {
       try {
         transport = await madeTransport;
       } catch (error) {
-        if (active) {
-          sendBack({
-            type: 'server.startFailed',
-            retryable: false,
-            error: new McpActorsError(ErrorCode.SPAWN_FAILED, `could not make the transport of server "${config.name}": ${messageOf(error)}`, { cause: error, details }),
-          });
-        }
+        start.failed(new McpActorsError(ErrorCode.SPAWN_FAILED, `could not make the transport of server "${config.name}": ${messageOf(error)}`, { cause: error, details }), false);
         return;
       }
       // Installed before the SDK Client's own handlers (it chains after them).
@@ -152,33 +146,21 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
           diagnostics: diagnosticsOf,
         });
       } catch (error) {
-        if (!active) return;
-        const mismatch = versionMismatch(version, config.name, error);
-        sendBack({
-          type: 'server.startFailed',
-          retryable: mismatch === undefined,
-          error:
-            mismatch ??
-            new McpActorsError(
-              ErrorCode.HANDSHAKE_FAILED,
-              closed
-                ? `the transport to server "${config.name}" closed before the MCP initialize handshake finished${reported ? ` (${messageOf(reported)})` : ''}`
-                : `the MCP initialize handshake with server "${config.name}" failed: ${messageOf(error)}`,
-              { cause: reported ?? error, details },
-            ),
-        });
+        start.handshakeFailed(error, version, () =>
+          new McpActorsError(
+            ErrorCode.HANDSHAKE_FAILED,
+            closed
+              ? `the transport to server "${config.name}" closed before the MCP initialize handshake finished${reported ? ` (${messageOf(reported)})` : ''}`
+              : `the MCP initialize handshake with server "${config.name}" failed: ${messageOf(error)}`,
+            { cause: reported ?? error, details },
+          ),
+        );
         return;
       }
-      if (closed) connection.markEnded(endedOf());
-      if (!active) return;
-      handedOver = true;
-      sendBack({ type: 'server.connected', connection });
+      start.connected(connection, closed ? endedOf() : undefined);
     })();
 
-    return () => {
-      active = false;
-      if (!handedOver) void handle.close();
-    };
+    return start.stop;
   });
   factories.set(logic, makeTransport);
   return logic;

@@ -33,6 +33,31 @@ describe('connectOverTransport', () => {
     await client.dispose();
   });
 
+  it('a stop while the handshake waits closes the transport once and leaves the server STOPPED', async () => {
+    // A transport that swallows every message: the initialize request is never answered.
+    let closes = 0;
+    const silent: Transport = {
+      start: async () => undefined,
+      send: async () => undefined,
+      close: async () => {
+        closes += 1;
+        silent.onclose?.();
+      },
+    };
+    const client = new McpClient(
+      { name: 'silent', command: 'in-process', startTimeoutMs: 60_000 },
+      { actors: { connectServer: connectOverTransport(() => silent) } },
+    );
+    const starting = client.start().catch((error: unknown) => error);
+    await waitForServerState(client, 'STARTING', 5_000);
+    await client.stop();
+    expect(await starting).toMatchObject({ code: expect.any(String) });
+    expect(closes).toBe(1);
+    expect(client.status().state).toBe('STOPPED');
+    await client.dispose();
+    expect(closes).toBe(1);
+  });
+
   it('a transport factory that throws is SPAWN_FAILED, not retried', async () => {
     const client = new McpClient(
       { name: 'broken', command: 'in-process' },
