@@ -94,6 +94,15 @@ function notProvided(name: string): never {
   throw new Error(`the server machine's "${name}" actor was not provided; use serverMachine.provide({ actors })`);
 }
 
+/** Where STOPPING goes once the server is closed (or failed to close: its process is gone either way). */
+const AFTER_CLOSE = [
+  { guard: 'shouldCountStartAfterStopBeyondIntensity', target: 'error', actions: 'forgetConnection' },
+  { guard: 'shouldCountStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts', 'recordLazyRestart'] },
+  { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
+  { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
+  { target: 'stopped', actions: 'forgetConnection' },
+] as const;
+
 export const serverMachine = setup({
   types: {
     context: {} as ServerContext,
@@ -356,20 +365,9 @@ export const serverMachine = setup({
       invoke: {
         src: 'closeServer',
         input: ({ context }) => ({ handle: context.handle, kill: context.killOnClose }),
-        onDone: [
-          { guard: 'shouldCountStartAfterStopBeyondIntensity', target: 'error', actions: 'forgetConnection' },
-          { guard: 'shouldCountStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts', 'recordLazyRestart'] },
-          { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
-          { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
-          { target: 'stopped', actions: 'forgetConnection' },
-        ],
-        onError: [
-          { guard: 'shouldCountStartAfterStopBeyondIntensity', target: 'error', actions: 'forgetConnection' },
-          { guard: 'shouldCountStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts', 'recordLazyRestart'] },
-          { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
-          { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
-          { target: 'stopped', actions: 'forgetConnection' },
-        ],
+        // What was asked for while it stopped decides.
+        onDone: AFTER_CLOSE,
+        onError: AFTER_CLOSE,
       },
       on: {
         'server.start': [{ guard: 'refusesLazyStart' }, { actions: 'thenStart' }],
