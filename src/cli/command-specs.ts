@@ -128,7 +128,10 @@ export const COMMAND_SPECS = {
       check: { type: 'boolean', description: 'start the server once and list its tools before writing' },
     },
     requiredFlags: [],
-    details: ['Give --command or --url. Nothing is written when the entry or the resulting file is not valid.'],
+    details: [
+      'Give --command or --url. Nothing is written when the entry or the resulting file is not valid.',
+      'Literal values of secret-looking --env/--header entries are written as ${VAR} references; the export lines to run are printed.',
+    ],
     examples: [
       'agents tool add memory --command npx --arg -y --arg @modelcontextprotocol/server-memory',
       'agents tool add docs --url http://127.0.0.1:3000/mcp --header "Authorization=Bearer ${DOCS_TOKEN}"',

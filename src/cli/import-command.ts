@@ -15,7 +15,7 @@ import { ExitCode } from './cli-io.js';
 import { pathFrom, print, type CommandContext } from './command-context.js';
 import { editAgentsFile, editError } from './edit-session.js';
 import { type ServersSection, serversSection, serversYaml } from './servers-yaml.js';
-import { type SecretExport, referencesForSecrets } from './secret-references.js';
+import { exportLines as exportLinesOf, exportNote, referencedVariables, referencesForSecrets } from './secret-references.js';
 import { checkName } from './tool-commands.js';
 
 export async function importCommand(context: CommandContext): Promise<number> {
@@ -39,7 +39,7 @@ export async function importCommand(context: CommandContext): Promise<number> {
   const disabled = disabledServers(text);
   const comments = [`servers imported from ${basename(written)} by agents import`];
   if (disabled.length > 0) comments.push(`left out (disabled): ${disabled.join(', ')}`);
-  const exportLines = exports.map(exportLine);
+  let exportLines = exportLinesOf(exports);
 
   if (context.flags.options['dry-run'] === true) {
     print(context, serversYaml(section, comments) + exportNote(exportLines), () => ({ servers: section, disabled, exports: exportLines }));
@@ -48,7 +48,7 @@ export async function importCommand(context: CommandContext): Promise<number> {
   const into = typeof context.flags.options.into === 'string' ? context.flags.options.into : undefined;
   const target: CommandContext = into === undefined ? context : { ...context, flags: { ...context.flags, file: into } };
   const replace = context.flags.options.replace === true;
-  const names = Object.keys(section);
+  const names = Object.keys(named);
   let replaced: string[] = [];
   // The summary goes to stdout after the write (editAgentsFile prints the message line).
   await editAgentsFile(target, 'empty', (data, file) => {
@@ -60,13 +60,17 @@ export async function importCommand(context: CommandContext): Promise<number> {
         `server${many ? 's' : ''} ${replaced.join(', ')} ${many ? 'are' : 'is'} already in ${file}; nothing was imported: run again with --replace, or --prefix <p> to import under other names`,
       );
     }
+    // A variable the file already references (for a server kept) is not reused for another secret.
+    const kept = Object.fromEntries(Object.entries(data.servers).filter(([name]) => !names.includes(name)));
+    const withReferences = referencesForSecrets(named, referencedVariables(kept));
+    exportLines = exportLinesOf(withReferences.exports);
     const added = names.filter((name) => !replaced.includes(name));
     const parts = [];
     if (added.length > 0) parts.push(`added ${added.join(', ')}`);
     if (replaced.length > 0) parts.push(`replaced ${replaced.join(', ')}`);
     const left = disabled.length > 0 ? `; left out (disabled): ${disabled.join(', ')}` : '';
     return {
-      edits: names.map((name) => ({ op: 'set', path: ['servers', name], value: section[name] })),
+      edits: names.map((name) => ({ op: 'set', path: ['servers', name], value: withReferences.section[name] })),
       message: context.flags.json ? '' : `${names.length === 0 ? 'no servers to import' : parts.join('; ')} in ${file} from ${basename(written)}${left}${exportNote(exportLines)}`,
     };
   });
@@ -74,16 +78,6 @@ export async function importCommand(context: CommandContext): Promise<number> {
     context.io.stdout.write(`${JSON.stringify({ ok: true, added: names.filter((n) => !replaced.includes(n)), replaced, disabled, exports: exportLines }, null, 2)}\n`);
   }
   return ExitCode.OK;
-}
-
-/** `export GITHUB_TOKEN='ghp_…'`, quoted for sh. */
-function exportLine({ variable, value }: SecretExport): string {
-  return `export ${variable}='${value.replace(/'/g, `'\\''`)}'`;
-}
-
-function exportNote(lines: readonly string[]): string {
-  if (lines.length === 0) return '';
-  return `\nliteral secrets became \${VAR} references; set them where the runtime runs (not in agents.yaml):\n${lines.join('\n')}\n`;
 }
 
 /** The servers the file marks `"disabled": true` (the parser leaves them out). */

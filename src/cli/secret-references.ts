@@ -1,8 +1,9 @@
 /**
- * Literal secrets in imported `env` and `headers` turned into `${VAR}` references, so they never
- * land in agents.yaml: `GITHUB_TOKEN: ghp_…` becomes `GITHUB_TOKEN: ${GITHUB_TOKEN}`, and
- * `Authorization: Bearer lin_api_…` becomes `Authorization: Bearer ${LINEAR_AUTHORIZATION}`.
- * What the person must then set is returned as variable/value pairs.
+ * Literal secrets in `env` and `headers` (imported, or given to `agents tool add`) turned into
+ * `${VAR}` references, so they never land in agents.yaml: `GITHUB_TOKEN: ghp_…` becomes
+ * `GITHUB_TOKEN: ${GITHUB_TOKEN}`, and `Authorization: Bearer lin_api_…` becomes
+ * `Authorization: Bearer ${LINEAR_AUTHORIZATION}`. What the person must then set is returned as
+ * variable/value pairs, and said as the `export` lines to run.
  */
 import { isRecord } from '../config/file-keys.js';
 import type { ServersSection } from './servers-yaml.js';
@@ -19,6 +20,8 @@ export interface SecretExport {
   readonly value: string;
 }
 
+const RESERVED = Symbol('reserved');
+
 const looksSecret = (name: string, value: string): boolean => SECRET_NAME.test(name) || SECRET_VALUE.test(value.replace(SCHEME, ''));
 
 const variableName = (...words: string[]): string =>
@@ -29,17 +32,34 @@ const variableName = (...words: string[]): string =>
     .toUpperCase()
     .replace(/^(?=\d)/, '_');
 
+/** The variables the `env` and `headers` of `servers` already reference (`${NAME}`, `${NAME:-default}`). */
+export function referencedVariables(servers: Readonly<Record<string, unknown>>): Set<string> {
+  const names = new Set<string>();
+  for (const entry of Object.values(servers)) {
+    for (const key of ['env', 'headers'] as const) {
+      const values = isRecord(entry) ? entry[key] : undefined;
+      if (!isRecord(values)) continue;
+      for (const value of Object.values(values)) {
+        if (typeof value === 'string') for (const [, name] of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(name!);
+      }
+    }
+  }
+  return names;
+}
+
 /**
  * A copy of `section` with each literal secret replaced by a reference, and the exports to run.
- * A variable name already used for another value gets the server's name in front.
+ * A variable name already used for another value, or `reserved` (referenced in the file already),
+ * gets the server's name in front.
  *
  * @example
  * referencesForSecrets({ gh: { command: 'x', env: { GITHUB_TOKEN: 'ghp_1' } } });
  * // { section: { gh: { command: 'x', env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } }, exports: [{ variable: 'GITHUB_TOKEN', value: 'ghp_1' }] }
  */
-export function referencesForSecrets(section: ServersSection): { section: ServersSection; exports: SecretExport[] } {
+export function referencesForSecrets(section: ServersSection, reserved: ReadonlySet<string> = new Set()): { section: ServersSection; exports: SecretExport[] } {
   const exports: SecretExport[] = [];
-  const taken = new Map<string, string>();
+  // A reserved name holds a value nobody here knows: it is never shared.
+  const taken = new Map<string, string | typeof RESERVED>([...reserved].map((name) => [name, RESERVED]));
   const claim = (preferred: string, fallback: string, value: string): string => {
     for (const name of [preferred, fallback]) {
       const holder = taken.get(name);
@@ -74,4 +94,18 @@ export function referencesForSecrets(section: ServersSection): { section: Server
     out[server] = copy;
   }
   return { section: out, exports };
+}
+
+/** `export GITHUB_TOKEN='ghp_…'`, quoted for sh. */
+function exportLine({ variable, value }: SecretExport): string {
+  return `export ${variable}='${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The export lines to run, one a variable. */
+export const exportLines = (exports: readonly SecretExport[]): string[] => exports.map(exportLine);
+
+/** What the person is told after the write: empty when no literal secret was turned into a reference. */
+export function exportNote(lines: readonly string[]): string {
+  if (lines.length === 0) return '';
+  return `\nliteral secrets became \${VAR} references; set them where the runtime runs (not in agents.yaml):\n${lines.join('\n')}\n`;
 }

@@ -14,6 +14,7 @@ import { print, type CommandContext } from './command-context.js';
 import { type FileData, editAgentsFile, editError, oneLine, readFileData, unknownNameError } from './edit-session.js';
 import { shellWords, textTable } from './text-table.js';
 import { UsageError } from './usage-error.js';
+import { exportLines, exportNote, referencedVariables, referencesForSecrets } from './secret-references.js';
 
 const list = (context: CommandContext, flag: string): readonly string[] => {
   const value = context.flags.options[flag];
@@ -94,7 +95,10 @@ export async function toolAddCommand(context: CommandContext): Promise<number> {
     // The entry's keys (command, args, env, cwd, url, headers, transport) are spelled alike in both styles.
     const result = checkNamedServer(name, entry, ['servers', name], 'snake_case');
     if (!result.config) throw editError('CONFIG_INVALID', `nothing was written: ${oneLine(result.problems.map((p) => ({ path: p.path.join('.'), problem: p.problem, ...(p.hint ? { hint: p.hint } : {}) })))}`);
-    return { edits: [{ op: 'set', path: ['servers', name], value: entry }], message: `added server "${name}" to ${path}` };
+    // A literal secret given with --env or --header is written as a ${VAR} reference (as `agents
+    // import` does); --check still starts the server with the value given.
+    const { section, exports } = referencesForSecrets({ [name]: entry }, referencedVariables(data.servers));
+    return { edits: [{ op: 'set', path: ['servers', name], value: section[name] }], message: `added server "${name}" to ${path}${exportNote(exportLines(exports))}` };
   }, async (path) => {
     if (context.flags.options.check !== true) return;
     checked = await checkServer(context, name, entry, path);

@@ -378,3 +378,48 @@ describe('agents import merges into the file', () => {
     expect(read()).toBe(HAND_WRITTEN);
   });
 });
+
+describe('literal secrets never land in agents.yaml', () => {
+  it('tool add writes a secret-looking --env or --header as ${VAR}, without reusing a name the file references, and prints the export line', async () => {
+    writeFileSync(file(), HAND_WRITTEN.replace('    args: [ "./srv.mjs" ]\n', '    args: [ "./srv.mjs" ]\n    env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" }\n'));
+    const before = read();
+    const stdio = await agents(['tool', 'add', 'gh', '--command', 'node', '--arg', './gh.mjs', '--env', 'GITHUB_TOKEN=ghp_abc123secret', '--env', 'LOG_LEVEL=debug']);
+    expect(stdio).toEqual({
+      code: 0,
+      stdout: [
+        'added server "gh" to agents.yaml',
+        'literal secrets became ${VAR} references; set them where the runtime runs (not in agents.yaml):',
+        "export GH_GITHUB_TOKEN='ghp_abc123secret'",
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+    const remote = await agents(['tool', 'add', 'docs', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization=Bearer lin_api_XYZsecret', '--header', 'X-Trace=on']);
+    expect(remote.code).toBe(0);
+    expect(remote.stdout).toContain("export DOCS_AUTHORIZATION='lin_api_XYZsecret'");
+    const text = read();
+    expect(text).not.toContain('ghp_abc123secret');
+    expect(text).not.toContain('lin_api_XYZsecret');
+    // Only the new entries were added: the file before them is there byte for byte.
+    expect(text.startsWith(before.slice(0, before.indexOf('\n# overrides')))).toBe(true);
+    const config = await loadAgentsFile(file(), { env: { GITHUB_TOKEN: 'theirs', GH_GITHUB_TOKEN: 'ghp_abc123secret', DOCS_AUTHORIZATION: 'lin_api_XYZsecret' } });
+    expect(config.servers.fixture?.env).toEqual({ GITHUB_TOKEN: 'theirs' });
+    expect(config.servers.gh?.env).toEqual({ GITHUB_TOKEN: 'ghp_abc123secret', LOG_LEVEL: 'debug' });
+    expect(config.servers.docs?.headers).toEqual({ Authorization: 'Bearer lin_api_XYZsecret', 'X-Trace': 'on' });
+  });
+
+  it('tool add keeps a value that is already a reference, and writes nothing secret-free as a reference', async () => {
+    const result = await agents(['tool', 'add', 'plain', '--command', 'node', '--env', 'API_KEY=${API_KEY}', '--env', 'MODE=fast']);
+    expect(result).toEqual({ code: 0, stdout: 'added server "plain" to agents.yaml\n', stderr: '' });
+    expect(read()).toContain('  plain:\n    command: node\n    env:\n      API_KEY: ${API_KEY}\n      MODE: fast\n');
+  });
+
+  it('import does not reuse a variable the file already references for a server it keeps', async () => {
+    writeFileSync(file(), HAND_WRITTEN.replace('    args: [ "./srv.mjs" ]\n', '    args: [ "./srv.mjs" ]\n    env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_PERSONAL_ACCESS_TOKEN}" }\n'));
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { github: { command: 'npx', env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_other' } } } }));
+    const result = await agents(['import', 'mcp.json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("export GITHUB_GITHUB_PERSONAL_ACCESS_TOKEN='ghp_other'");
+    expect(read()).toContain('      GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_GITHUB_PERSONAL_ACCESS_TOKEN}\n');
+  });
+});
