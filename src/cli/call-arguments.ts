@@ -2,7 +2,7 @@
  * The JSON arguments of `agents call`: one JSON object, with a message that says where it is
  * broken and what to write instead.
  */
-import { jsonSyntaxError } from './json-syntax.js';
+import { jsonSyntaxError } from '../config/json-syntax.js';
 import { UsageError } from './usage-error.js';
 
 const EXAMPLE = `'{"path":"README.md"}'`;

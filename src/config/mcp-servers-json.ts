@@ -11,7 +11,7 @@ import { type EnvironmentVariables, resolveEnvReferences } from './env-reference
 import { type FoundProblem, show } from './problem-text.js';
 import type { ResolvedServerConfig, TransportKind } from './server-config.js';
 import { UNNAMED_SOURCE, placeProblems, yamlLocator } from './source-locations.js';
-import { jsonSyntaxError } from '../cli/json-syntax.js';
+import { jsonSyntaxError } from './json-syntax.js';
 
 export interface ParseMcpServersJsonOptions {
   /** The file name the text came from, for `file:line:col` in problems. */

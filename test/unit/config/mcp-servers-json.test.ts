@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SERVER_CONFIG_DEFAULTS, parseMcpServersJson } from '../../../src/config/index.js';
-import { jsonSyntaxError } from '../../../src/cli/json-syntax.js';
+import { jsonSyntaxError } from '../../../src/config/json-syntax.js';
 import { type ConfigError, type ConfigProblem, isConfigError } from '../../../src/errors/index.js';
 
 const CLAUDE_DESKTOP_CONFIG = `{

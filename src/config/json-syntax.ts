@@ -1,6 +1,7 @@
 /**
  * Where a JSON text breaks and what a person most likely did (a trailing comma, a comment, single
- * quotes, a missing comma): for the JSON the CLI reads (`agents call` arguments, `agents import` files).
+ * quotes, a missing comma): for the JSON files config reads (`agents import`, `parseMcpServersJson`) and the
+ * JSON the CLI reads (`agents call` arguments).
  */
 
 export interface JsonSyntaxError {
