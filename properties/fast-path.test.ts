@@ -22,6 +22,8 @@ const scriptArb = fc.record({
   argsValid: fc.boolean(),
   checkpointable: fc.boolean(),
   authorize: fc.constantFrom('allow', 'deny', 'deny-tenant', 'throw'),
+  /** The policy's answer carried by the call (a decision, no I/O), or none (the step asks `authorize`). */
+  decided: fc.constantFrom('none', 'none', 'allowed', 'denied'),
   lock: fc.constantFrom('ok', 'ok', 'throw'),
   rewrite: fc.constantFrom('ok', 'ok', 'path-error', 'throw'),
   invoke: fc.constantFrom('ok', 'ok', 'tool-error', 'throw', 'mcp-error'),
@@ -108,6 +110,8 @@ function input(script: ScriptCase): ToolCallInput {
     timeoutMs: 10_000,
     sandboxed: script.sandboxed,
     startedAt: Date.now(),
+    ...(script.decided === 'allowed' ? { authorization: { allowed: true } } : {}),
+    ...(script.decided === 'denied' ? { authorization: { allowed: false, rule: 'permissions.execute: deny', reason: 'decided' } } : {}),
   };
 }
 

@@ -27,7 +27,7 @@ import type { Redactor } from '../redaction/redactor.js';
 import type { Checkpoint } from '../sandbox/checkpoint-store.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { callLabel } from '../inspector/actor-labels.js';
-import { authorizeWith, categoryOf, type ApprovalCallback } from './permissions.js';
+import { authorizeWith, categoryOf, policyDecision, type ApprovalCallback, type PolicyContext } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import type { PoolEntry, ServerPool } from './server-pool.js';
 
@@ -92,7 +92,8 @@ export class ActorHandle implements AsyncDisposable {
   };
   /** Aborts every call in flight (shutdown): a call waiting for approval would otherwise wait forever. */
   private readonly callSignals = new CallSet();
-  private readonly authorize: ReturnType<typeof authorizeWith>;
+  /** The permission policy's answer when nobody need be asked (then the call carries it). */
+  private readonly decidePolicy: ReturnType<typeof policyDecision>;
   private readonly steps: ReturnType<typeof toolCallSteps>;
   private readonly meta: Readonly<Record<string, unknown>>;
   private readonly callContext: CallContext;
@@ -106,7 +107,7 @@ export class ActorHandle implements AsyncDisposable {
     const tenantKey = wiring.spec.tenantKey;
     this.callContext = Object.freeze({ actor: this.name, tenant: this.tenant });
     this.meta = Object.freeze({ tenant: wiring.tenant, [tenantKey]: wiring.tenant });
-    this.authorize = authorizeWith({
+    const policy: PolicyContext = {
       actor: this.name,
       tenant: this.tenant,
       policy: wiring.spec.permissions,
@@ -122,8 +123,9 @@ export class ActorHandle implements AsyncDisposable {
             if (!argsAreValid(call, args)) throw invalidArgsError(call, args);
           }
         : undefined,
-    });
-    this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: this.authorize });
+    };
+    this.decidePolicy = policyDecision(policy);
+    this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: authorizeWith(policy) });
     // The runtime's machine spawns the actor's machine (its `agentActor`, whose activation work is
     // this handle's activateServers / releaseServers) and owns it.
     wiring.runtime.send({ type: 'actor.spawn', id: wiring.label, systemId: this.holder, input: { name: this.name, tenant: this.tenant, id: this.id } });
@@ -207,6 +209,7 @@ export class ActorHandle implements AsyncDisposable {
         context: this.callContext,
         sandboxed: this.wiring.workspace !== undefined,
         startedAt: Date.now(),
+        authorization: this.decidePolicy(tool, args),
       };
       emit({ type: 'call.started', callId, actor: this.name, tenant: this.tenant, tool: toolName, category: tool.category });
       let outcome: CallOutcome;

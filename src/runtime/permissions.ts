@@ -51,9 +51,15 @@ export interface PolicyContext {
 
 const ALLOWED: Authorization = { allowed: true };
 
-export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => Authorization | Promise<Authorization> {
-  return (call) => {
-    for (const key of Object.keys(call.args)) {
+/**
+ * The policy's answer when it needs nobody asked: allowed (read, propose, a granted restricted
+ * tool, execute under `allow`) or refused (a tenant argument, an ungranted restricted tool,
+ * execute under `deny`, or `ask` with no approval callback); undefined when a person must be
+ * asked. Pure: the tool-call step list takes it as a decision, with no I/O.
+ */
+export function policyDecision(context: PolicyContext): (tool: ToolDescriptor, args: Readonly<Record<string, unknown>>) => Authorization | undefined {
+  return (tool, args) => {
+    for (const key of Object.keys(args)) {
       if (context.tenantArgumentNames.has(key.toLowerCase())) {
         return {
           allowed: false,
@@ -63,29 +69,40 @@ export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => 
         };
       }
     }
-    const category = categoryOf(call.tool);
+    const category = categoryOf(tool);
     if (category === 'read' || category === 'propose') return ALLOWED;
     if (category === 'restricted') {
-      return context.policy.restricted.includes(call.tool.name)
+      return context.policy.restricted.includes(tool.name)
         ? ALLOWED
         : {
             allowed: false,
             rule: 'permissions.restricted',
-            reason: `"${call.tool.name}" is restricted; grant it explicitly in the actor's permissions.restricted`,
+            reason: `"${tool.name}" is restricted; grant it explicitly in the actor's permissions.restricted`,
           };
     }
     if (context.policy.execute === 'allow') return ALLOWED;
     if (context.policy.execute === 'deny') {
       return { allowed: false, rule: 'permissions.execute: deny', reason: 'this actor may not run execute tools' };
     }
-    const approve = context.approve;
-    if (!approve) {
+    if (!context.approve) {
       return {
         allowed: false,
         rule: 'permissions.execute: ask',
         reason: 'execute tools need approval and the host gave no approval callback (createRuntime({ approve }))',
       };
     }
+    return undefined;
+  };
+}
+
+/** The whole policy: its decision, else the host's approval callback (after `beforeApproval`). */
+export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => Authorization | Promise<Authorization> {
+  const decide = policyDecision(context);
+  return (call) => {
+    const decided = decide(call.tool, call.args);
+    if (decided !== undefined) return decided;
+    const approve = context.approve!; // policyDecision answers when there is no callback
+    const category = categoryOf(call.tool);
     return Promise.resolve(context.beforeApproval?.(call))
       .then(() =>
         approve({ actor: context.actor, tenant: context.tenant, tool: call.tool, category, destructive: call.tool.capabilities.destructive, args: call.args }),

@@ -10,7 +10,9 @@
  *   validating → authorizing → acquiring → rewritingPaths → checkpointing → invoking
  *              → rewritingResult → committing | rollingBack → done
  *
- * A call without a sandbox skips the lock, the path rewriting, the checkpoint, the result rewriting
+ * Authorizing is I/O only when a person must be asked (the host's approval callback); a policy
+ * that answers by itself (a read tool, execute under `allow` or `deny`) is a decision the call's
+ * input carries. A call without a sandbox skips the lock, the path rewriting, the checkpoint, the result rewriting
  * and the commit (there is nothing to lock, rewrite or record), and a failure ends it without a
  * rollback. Arguments are validated once, against what the tool receives: before anything else
  * without a sandbox, right after rewriting to sandbox paths in one.
@@ -162,6 +164,11 @@ export const CALL_STEPS: readonly CallStep[] = [
   {
     name: 'authorizing',
     to: ['acquiring', 'done'],
+    // A policy that needs nobody asked has answered already (the call's input carries it).
+    decide: {
+      to: ['acquiring', 'done'],
+      move: (state) => (state.input.authorization === undefined ? undefined : authorized(state, state.input.authorization)),
+    },
     perform: (steps, state) =>
       settle(
         () => steps.authorize(state.input),

@@ -45,6 +45,11 @@ export interface ToolCallInput {
   /** Whether the call runs in a sandbox (checkpoints, path rewriting, change tracking). */
   readonly sandboxed: boolean;
   readonly startedAt: number;
+  /**
+   * The permission policy's answer, when it needs nobody asked (see `policyDecision`): then
+   * authorizing is a decision, not I/O. Absent: the authorizing step asks `steps.authorize`.
+   */
+  readonly authorization?: Authorization | undefined;
 }
 
 export type Authorization =

@@ -46,4 +46,38 @@ describe('approval', () => {
       await runtime.shutdown();
     }
   });
+
+  it('is the only wait in authorizing: a call that must ask waits there, one the policy answers never enters it', async () => {
+    const visited = new Map<string, Set<string>>();
+    const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
+    const runtime = await createRuntime({
+      config: {
+        servers: { files: { command: process.execPath, args: [referenceServerPath('filesystem'), '${SANDBOX_ROOT}'], env } },
+        skills: { editing: { mcp_servers: [{ server: 'files', include: ['write_file'] }] } },
+        actors: { asker: { skills: ['editing'], permissions: { execute: 'ask' } }, doer: { skills: ['editing'], permissions: { execute: 'allow' } } },
+      },
+      approve: () => true,
+      inspect: (event) => {
+        if (event.type !== '@xstate.snapshot') return;
+        const id = (event.actorRef as { id?: string }).id ?? '';
+        if (!id.startsWith('call:')) return;
+        const actor = id.split(':')[1] ?? '';
+        if (!visited.has(actor)) visited.set(actor, new Set());
+        visited.get(actor)!.add(String((event.snapshot as { value?: unknown }).value));
+      },
+    });
+    try {
+      const sandbox = await runtime.createSandbox(project);
+      const asker = await runtime.activate('asker', { tenant: 'acme', sandbox });
+      const doer = await runtime.activate('doer', { tenant: 'acme', sandbox });
+      expect((await asker.call('files/write_file', { path: 'b.md', content: 'b' })).status).toBe('committed');
+      expect((await doer.call('files/write_file', { path: 'c.md', content: 'c' })).status).toBe('committed');
+      expect(visited.get('asker')?.has('authorizing')).toBe(true);
+      expect(visited.get('doer')?.has('authorizing')).toBe(false);
+      // Both still take the sandbox's steps.
+      for (const actor of ['asker', 'doer']) expect([...(visited.get(actor) ?? [])]).toEqual(expect.arrayContaining(['checkpointing', 'invoking', 'done']));
+    } finally {
+      await runtime.shutdown();
+    }
+  });
 });

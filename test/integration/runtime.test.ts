@@ -307,8 +307,9 @@ describe('createRuntime', () => {
     for (const call of calls) expect(tree[call]).toBe(actorId);
     const toolCallSnapshots = inspection.filter((e) => e.type === '@xstate.snapshot' && idOf(e.actorRef as unknown as Ref).startsWith('call:'));
     const visited = new Set(toolCallSnapshots.map((e) => JSON.stringify((e as unknown as { snapshot: { value: unknown } }).snapshot.value)));
-    // No sandbox: nothing to lock, rewrite or commit, so those steps pass without a state of their own.
-    expect([...visited]).toEqual(['"authorizing"', '"invoking"', '"done"']);
+    // No sandbox: nothing to lock, rewrite or commit, so those steps pass without a state of their
+    // own; and the policy answered for these tools without asking anyone, so authorizing did too.
+    expect([...visited]).toEqual(['"invoking"', '"done"']);
   });
 
   it('refuses to work after shutdown, with a clear error', async () => {
