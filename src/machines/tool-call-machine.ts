@@ -49,12 +49,26 @@ interface StepParams {
   readonly step: StepName;
 }
 
+/**
+ * The last decision asked for: an eventless transition's guards (one a target) and its action all
+ * ask it of the same context, which never changes (an assign makes a new one). A memo of a pure
+ * function, by identity; it holds one context at most.
+ */
+let lastDecision: { readonly context: CallState; readonly step: StepName; readonly move: Move | undefined } | undefined;
+
+/** The move a step decides from the context alone, skips followed; undefined when it must perform. */
+function decisionOf(context: CallState, step: StepName): Move | undefined {
+  const last = lastDecision;
+  if (last !== undefined && last.context === context && last.step === step) return last.move;
+  const decided = STEP[step].decide?.move(context);
+  const move = decided === undefined ? undefined : followSkips(context, decided);
+  lastDecision = { context, step, move };
+  return move;
+}
+
 /** The move a step decided (pure, skips followed), or the one its runner answered (skips followed there). */
 function moveOf(context: CallState, event: ToolCallEvent, step: StepName, kind: 'decide' | 'done'): Move | undefined {
-  if (kind === 'decide') {
-    const decided = STEP[step].decide?.move(context);
-    return decided === undefined ? undefined : followSkips(context, decided);
-  }
+  if (kind === 'decide') return decisionOf(context, step);
   return event.type === 'step.done' && event.step === step ? event.move : undefined;
 }
 
@@ -84,7 +98,7 @@ const callSetup = setup({
     ),
     applyTimeout: assign(({ context }, params: StepParams) => STEP[params.step].timeout?.patch(context) ?? {}),
     runStep: enqueueActions(({ context, enqueue }, params: StepParams) => {
-      if (STEP[params.step].decide?.move(context) === undefined) enqueue.sendTo('runner', { type: 'step.run', step: params.step, state: context });
+      if (decisionOf(context, params.step) === undefined) enqueue.sendTo('runner', { type: 'step.run', step: params.step, state: context });
     }),
     abortStep: enqueueActions(({ enqueue, event }, params: StepParams) => {
       enqueue.sendTo('runner', { type: 'step.abort', step: params.step, reason: event.type === 'call.cancel' ? (event.reason ?? 'cancelled') : 'aborted' });
