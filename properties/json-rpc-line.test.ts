@@ -72,4 +72,21 @@ describe('parseMessageLine', () => {
     expect(() => parseMessageLine('{"jsonrpc":"2.0","id":7,"result":{},"extra":1}')).toThrow();
     expect(() => parseMessageLine('not json')).toThrow();
   });
+
+  it('gives a result naming a __proto__ key as the SDK does (found by the property above, seed 1011871362)', () => {
+    for (const text of [
+      '{"jsonrpc":"2.0","id":"","result":{"__proto__":0}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"__proto__":{"polluted":true}}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x","__proto__":{"isError":true}}]}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a":{"__proto__":1}}}}',
+    ]) {
+      const ours = outcome(parseMessageLine, text);
+      const sdk = outcome(deserializeMessage, text);
+      expect(ours.ok).toBe(sdk.ok);
+      if (ours.ok && sdk.ok) {
+        expect(ours.value).toEqual(sdk.value);
+        expect(Object.getPrototypeOf((ours.value as { result: object }).result)).toBe(Object.getPrototypeOf((sdk.value as { result: object }).result));
+      }
+    }
+  });
 });

@@ -4,7 +4,9 @@
  * call — a result response — that costs about twice the `JSON.parse` itself, and the SDK checks
  * the result again against the request's own result schema. So a line that is plainly a result
  * response (exactly `jsonrpc: "2.0"`, an integer or string `id` and an object `result` without
- * `_meta`) is taken as it is; every other line goes through `deserializeMessage` unchanged.
+ * `_meta`) is taken as it is; every other line goes through `deserializeMessage` unchanged, and
+ * so does any line naming a `__proto__` key (zod's copy drops it or makes it a prototype; taken
+ * as it is, it would stay an own key).
  * `properties/json-rpc-line.test.ts` checks that both accept and refuse the same lines.
  */
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -12,7 +14,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export function parseMessageLine(line: string): JSONRPCMessage {
   const value: unknown = JSON.parse(line);
-  if (isPlainResultResponse(value)) return value as JSONRPCMessage;
+  if (isPlainResultResponse(value) && !line.includes('__proto__')) return value as JSONRPCMessage;
   return deserializeMessage(line);
 }
 
