@@ -6,6 +6,7 @@ import { defineTool, type DomainTool, type ToolContext } from '../../../src/inpr
 import { registerInProcessServer, type RegisterInProcessOptions } from '../../../src/inprocess/in-process-server.js';
 import type { InvokeOptions, ToolResult } from '../../../src/registry/tool-descriptor.js';
 import { ToolRegistry } from '../../../src/registry/tool-registry.js';
+import { thrownBy } from '../../support/rejection.js';
 
 const SHIFTS = [
   { id: 's1', date: '2026-05-01' },
@@ -73,15 +74,7 @@ function oneTool(fn: DomainTool['call'], options: Partial<RegisterInProcessOptio
   return (args: Record<string, unknown> = {}, invoke: InvokeOptions = {}) => call(registry, 'probe/probe', args, invoke);
 }
 
-function thrown(run: () => unknown): McpActorsError {
-  try {
-    run();
-  } catch (error) {
-    if (isMcpActorsError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a throw');
-}
+const thrown = (run: () => unknown): McpActorsError => thrownBy(run, isMcpActorsError, 'expected a throw');
 
 describe('registerInProcessServer', () => {
   it('registers every tool as <namespace>/<tool> with source custom and the server in sourceMetadata', () => {
