@@ -89,16 +89,18 @@ describe('the fixture fault matrix', () => {
     record('hang-on-initialize', `START_TIMEOUT, SIGKILL at once, ERROR after ${Math.round(ms)} ms (startTimeoutMs 500)`);
   });
 
-  it.each([
+  for (const { id, says, options, timeoutMs, observed } of [
     { id: 'hang-on-call', says: 'REQUEST_TIMEOUT, the server stays RUNNING', options: { hangOnCall: true }, timeoutMs: 300, observed: 'REQUEST_TIMEOUT at the deadline, RUNNING' },
     { id: 'endless-progress', says: 'REQUEST_TIMEOUT at the deadline', options: { endlessProgress: true }, timeoutMs: 400, observed: 'REQUEST_TIMEOUT, RUNNING' },
-  ])('$id: $says', async ({ id, options, timeoutMs, observed }) => {
-    const c = fixture(options);
-    await c.calls.track(c.client.start());
-    expect(await echo(c, 'x', timeoutMs)).toBe('REQUEST_TIMEOUT');
-    expect(c.client.state).toBe('RUNNING');
-    record(id, observed);
-  });
+  ]) {
+    it(`${id}: ${says}`, async () => {
+      const c = fixture(options);
+      await c.calls.track(c.client.start());
+      expect(await echo(c, 'x', timeoutMs)).toBe('REQUEST_TIMEOUT');
+      expect(c.client.state).toBe('RUNNING');
+      record(id, observed);
+    });
+  }
 
   it('slow-start: STARTING until ready, then answered', async () => {
     const c = fixture({ startupDelayMs: 300 });

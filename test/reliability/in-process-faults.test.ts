@@ -93,16 +93,18 @@ describe('the in-process fixture fault matrix', () => {
     record(id('hang-on-initialize'), `START_TIMEOUT, closed at once, ERROR after ${ms} ms (startTimeoutMs 300)`);
   });
 
-  it.each([
+  for (const { name, says, options, timeoutMs, observed } of [
     { name: 'hang-on-call', says: 'REQUEST_TIMEOUT, the server stays RUNNING', options: { hangOnCall: true }, timeoutMs: 200, observed: 'REQUEST_TIMEOUT at the deadline, RUNNING' },
     { name: 'endless-progress', says: 'REQUEST_TIMEOUT at the deadline', options: { endlessProgress: true }, timeoutMs: 300, observed: 'REQUEST_TIMEOUT, RUNNING' },
-  ])('$name: $says', async ({ name, options, timeoutMs, observed }) => {
-    const c = fixture(options);
-    await c.calls.track(c.client.start());
-    expect(await echo(c, 'x', timeoutMs)).toBe('REQUEST_TIMEOUT');
-    expect(c.client.state).toBe('RUNNING');
-    record(id(name), observed);
-  });
+  ]) {
+    it(`${name}: ${says}`, async () => {
+      const c = fixture(options);
+      await c.calls.track(c.client.start());
+      expect(await echo(c, 'x', timeoutMs)).toBe('REQUEST_TIMEOUT');
+      expect(c.client.state).toBe('RUNNING');
+      record(id(name), observed);
+    });
+  }
 
   it('slow-start: STARTING until ready, then answered', async () => {
     const c = fixture({ startupDelayMs: 200 });

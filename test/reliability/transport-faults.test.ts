@@ -83,15 +83,17 @@ describe('the faultyTransport matrix', () => {
     record('transport-drop', `seed 7: ${summary(outcomes)}`, ms);
   });
 
-  it.each([
+  for (const { id, says, plan } of [
     { id: 'transport-delay', says: 'every call is answered', plan: { seed: 8, delay: 0.5, delayMs: 30 } },
     { id: 'transport-duplicate', says: 'every call settles once', plan: { seed: 9, duplicate: 0.3 } },
     { id: 'transport-reorder', says: 'every call is answered', plan: { seed: 10, reorder: 0.3 } },
-  ])('$id: $says', async ({ id, plan }) => {
-    const { outcomes, ms } = await run(plan);
-    expect(outcomes.every(([o]) => o === 'ok')).toBe(true);
-    record(id, `seed ${plan.seed}: ${summary(outcomes)}`, ms);
-  });
+  ]) {
+    it(`${id}: ${says}`, async () => {
+      const { outcomes, ms } = await run(plan);
+      expect(outcomes.every(([o]) => o === 'ok')).toBe(true);
+      record(id, `seed ${plan.seed}: ${summary(outcomes)}`, ms);
+    });
+  }
 
   it('transport-corrupt: corrupted calls fail or time out, the others are answered', async () => {
     const { outcomes, ms } = await run({ seed: 11, corrupt: 0.2 });
@@ -230,20 +232,22 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     record('supervised-transport-drop', `seed 7: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
   });
 
-  it.each([
+  for (const { mode, says, plan } of [
     { mode: 'delay', says: 'every call answered, RUNNING', plan: { seed: 8, delay: 0.5, delayMs: 30 } },
     { mode: 'duplicate', says: 'every call settles once with its answer, RUNNING', plan: { seed: 9, duplicate: 0.3 } },
     { mode: 'reorder', says: 'every call answered, RUNNING', plan: { seed: 10, reorder: 0.3 } },
-  ] as const)('supervised-transport-$mode: $says', async ({ mode, plan }) => {
-    const s = supervised(plan);
-    const { outcomes, ms } = await s.startAndCall(10_000);
-    only(outcomes, ['ok']);
-    expect(s.made[0]!.stats[mode]).toBeGreaterThan(0);
-    expect(s.client.state).toBe('RUNNING');
-    expect(s.client.status().restarts).toBe(0);
-    await s.stop();
-    record(`supervised-transport-${mode}`, `seed ${plan.seed}: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
-  });
+  ] as const) {
+    it(`supervised-transport-${mode}: ${says}`, async () => {
+      const s = supervised(plan);
+      const { outcomes, ms } = await s.startAndCall(10_000);
+      only(outcomes, ['ok']);
+      expect(s.made[0]!.stats[mode]).toBeGreaterThan(0);
+      expect(s.client.state).toBe('RUNNING');
+      expect(s.client.status().restarts).toBe(0);
+      await s.stop();
+      record(`supervised-transport-${mode}`, `seed ${plan.seed}: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
+    });
+  }
 
   it('supervised-transport-corrupt: corrupted calls PROTOCOL_ERROR or REQUEST_TIMEOUT, the others answered, RUNNING', async () => {
     const s = supervised({ seed: 11, corrupt: 0.2 });
