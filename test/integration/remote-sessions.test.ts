@@ -5,30 +5,21 @@
  * the session with DELETE.
  */
 import { createServer } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
+import { closedAfterEach } from '../support/closing.js';
 import { closeHttp, listen, startHttpMcpServer, type HttpMcpServer } from '../support/http-mcp-server.js';
 import { waitUntil } from '../support/wait.js';
 
-const servers: HttpMcpServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.dispose();
-  for (const server of servers.splice(0)) await server.close().catch(() => undefined);
-});
+const closing = closedAfterEach();
 
 async function server(options: Parameters<typeof startHttpMcpServer>[0] = {}): Promise<HttpMcpServer> {
-  const started = await startHttpMcpServer(options);
-  servers.push(started);
-  return started;
+  // A test may have closed it already (a server restarted on the same port).
+  return closing(await startHttpMcpServer(options), (started) => started.close().catch(() => undefined));
 }
 
-function client(...args: ConstructorParameters<typeof McpClient>): McpClient {
-  const created = new McpClient(...args);
-  clients.push(created);
-  return created;
-}
+const client = (...args: ConstructorParameters<typeof McpClient>): McpClient => closing(new McpClient(...args), (created) => created.dispose());
 
 const fast = { backoff: { initialMs: 20, maxMs: 100, jitter: 0 }, startTimeoutMs: 10_000, callTimeoutMs: 10_000 } as const;
 

@@ -138,23 +138,19 @@ describe('McpClient over the server machine (fake connections)', () => {
     expect(fake.servers.spawns).toBe(2);
   });
 
-  it('restarts a transient server after an abnormal exit', async () => {
-    const c = client({ restart: 'transient' });
-    await started(c);
-    fake.servers.crash(false);
-    await flush(100);
-    expect(c.state).toBe('RUNNING');
-    expect(fake.servers.spawns).toBe(2);
-  });
-
-  it('never restarts a temporary server: a crash leaves it in ERROR', async () => {
-    const c = client({ restart: 'temporary' });
-    await started(c);
-    fake.servers.crash(false);
-    await flush(1_000);
-    expect(c.state).toBe('ERROR');
-    expect(fake.servers.spawns).toBe(1);
-  });
+  for (const { says, restart, waitMs, state, spawns } of [
+    { says: 'restarts a transient server after an abnormal exit', restart: 'transient', waitMs: 100, state: 'RUNNING', spawns: 2 },
+    { says: 'never restarts a temporary server: a crash leaves it in ERROR', restart: 'temporary', waitMs: 1_000, state: 'ERROR', spawns: 1 },
+  ] as const) {
+    it(says, async () => {
+      const c = client({ restart });
+      await started(c);
+      fake.servers.crash(false);
+      await flush(waitMs);
+      expect(c.state).toBe(state);
+      expect(fake.servers.spawns).toBe(spawns);
+    });
+  }
 
   it('stops after idleStopMs with no call in flight, and a call in flight keeps it running', async () => {
     const c = client({ idleStopMs: 1_000 });

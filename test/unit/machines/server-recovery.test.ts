@@ -97,9 +97,7 @@ describe('status()', () => {
   it('keeps the last error after the server is RUNNING again, until the next one', async () => {
     fake.servers.script.push('fail');
     const c = client();
-    const start = c.start();
-    await flush(100);
-    await start;
+    await flushed(c.start(), 100);
     expect(c.state).toBe('RUNNING');
     expect(c.status().lastError?.message).toContain('fake exited on start');
     fake.servers.crash();
