@@ -13,10 +13,10 @@ import type { InspectionEvent } from 'xstate';
 import { LoopbackOAuthProvider } from '../../src/auth/loopback-oauth-provider.js';
 import { FileTokenStore } from '../../src/auth/token-store.js';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
 import { createRuntime } from '../../src/runtime/create-runtime.js';
 import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
 import { closedAfterEach } from '../support/closing.js';
+import { rejection } from '../support/rejection.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../support/oauth-mcp-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-auth-'));
@@ -85,14 +85,12 @@ describe('401 and 403', () => {
   it('is AUTH_REQUIRED at once, with no restart loop, when no provider is given', async () => {
     const oauth = await server();
     const mcp = client({ name: 'secure', url: oauth.url, maxRestarts: 5, ...fast });
-    const error: unknown = await mcp.start().catch((e: unknown) => e);
-    expect(isMcpActorsError(error) && error.code).toBe('SERVER_IN_ERROR');
+    expect((await rejection(mcp.start())).code).toBe('SERVER_IN_ERROR');
     expect(mcp.state).toBe('ERROR');
     expect(mcp.status().restarts).toBe(0);
     expect(mcp.status().lastError?.code).toBe('AUTH_REQUIRED');
     expect(mcp.status().lastError?.message).toContain('agents auth login secure');
-    const callError: unknown = await mcp.callTool('echo', {}).catch((e: unknown) => e);
-    expect(isMcpActorsError(callError) && callError.code).toBe('SERVER_IN_ERROR');
+    expect((await rejection(mcp.callTool('echo', {}))).code).toBe('SERVER_IN_ERROR');
   });
 
   it('is AUTH_REQUIRED when the authorization cannot be finished (a provider with nobody at the browser)', async () => {

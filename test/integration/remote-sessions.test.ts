@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
 import { closedAfterEach } from '../support/closing.js';
+import { rejection } from '../support/rejection.js';
 import { closeHttp, listen, startHttpMcpServer, type HttpMcpServer } from '../support/http-mcp-server.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -76,8 +77,7 @@ describe('remote servers over streamable HTTP', () => {
     const mcp = client({ name: 'gone', url: `http://127.0.0.1:${port}/mcp`, maxRestarts: 2, ...fast });
     const states: string[] = [];
     mcp.state$.subscribe((state) => states.push(state));
-    const error: unknown = await mcp.start().catch((e: unknown) => e);
-    expect(isMcpActorsError(error) && error.code).toBe('SERVER_IN_ERROR');
+    expect((await rejection(mcp.start())).code).toBe('SERVER_IN_ERROR');
     expect(mcp.state).toBe('ERROR');
     expect(mcp.status().restarts).toBe(2);
     expect(mcp.status().lastError?.code).toBe('HANDSHAKE_FAILED');
@@ -117,8 +117,7 @@ describe('remote servers over SSE', () => {
     const http = await server({ kind: 'sse' });
     for (const config of [{ transport: 'streamable-http' as const }, { sseFallback: false }]) {
       const mcp = client({ name: 'old', url: http.url, restart: 'temporary', ...fast, ...config });
-      const error: unknown = await mcp.start().catch((e: unknown) => e);
-      expect(isMcpActorsError(error) && error.code).toBe('SERVER_IN_ERROR');
+      expect((await rejection(mcp.start())).code).toBe('SERVER_IN_ERROR');
       expect(mcp.status().lastError?.code).toBe('HANDSHAKE_FAILED');
     }
     expect(http.requests.some((r) => r.method === 'GET')).toBe(false);

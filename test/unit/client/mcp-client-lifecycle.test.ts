@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { McpClient } from '../../../src/client/mcp-client.js';
 import { isMcpActorsError, type McpActorsError } from '../../../src/errors/index.js';
 import type { ServerState } from '../../../src/machines/server-states.js';
 import { useFakeClients } from '../../support/fake-clients.js';
@@ -10,6 +11,9 @@ const { client, flush, flushed, started } = fake;
 function textOf(result: { content: unknown }): string {
   return (result.content as { text: string }[])[0]!.text;
 }
+
+/** An echo call, time run on until it is answered: the text it was answered with. */
+const echoed = async (c: McpClient, message: string): Promise<string> => textOf(await flushed(c.callTool('echo', { message })));
 
 describe('McpClient over the server machine (fake connections)', () => {
   it('starts a stopped server on the first call and answers it', async () => {
@@ -109,9 +113,7 @@ describe('McpClient over the server machine (fake connections)', () => {
     expect(lost.message).toContain('fake server crashed');
     // The first restart after a crash of a RUNNING server is immediate (as OTP does).
     expect(c.state).toBe('RUNNING');
-    const again = c.callTool('echo', { message: 'back' });
-    await flush();
-    expect(textOf(await again)).toBe('back');
+    expect(await echoed(c, 'back')).toBe('back');
     expect(c.status().restarts).toBe(1);
     // The crash is still what status() shows, with the server RUNNING again.
     expect(c.status().lastError?.message).toContain('fake server crashed');
@@ -132,9 +134,7 @@ describe('McpClient over the server machine (fake connections)', () => {
     await flush(1_000);
     expect(c.state).toBe('STOPPED');
     expect(fake.servers.spawns).toBe(1);
-    const answer = c.callTool('echo', { message: 'lazy' });
-    await flush();
-    expect(textOf(await answer)).toBe('lazy');
+    expect(await echoed(c, 'lazy')).toBe('lazy');
     expect(fake.servers.spawns).toBe(2);
   });
 
@@ -164,9 +164,7 @@ describe('McpClient over the server machine (fake connections)', () => {
     await flush(1);
     expect(c.state).toBe('STOPPED');
     expect(fake.servers.liveCount).toBe(0);
-    const answer = c.callTool('echo', { message: 'woken' });
-    await flush();
-    expect(textOf(await answer)).toBe('woken');
+    expect(await echoed(c, 'woken')).toBe('woken');
   });
 
   it('restarts the idle timer with every call', async () => {
@@ -274,18 +272,14 @@ describe('McpClient over the server machine (fake connections)', () => {
     expect((await call).code).toBe('SERVER_STOPPED');
     expect(c.state).toBe('STOPPED');
     expect(fake.servers.liveCount).toBe(0);
-    const later = c.callTool('echo', { message: 'after the stop' });
-    await flush();
-    expect(textOf(await later)).toBe('after the stop');
+    expect(await echoed(c, 'after the stop')).toBe('after the stop');
   });
 
   it('lets a call start a server that is stopping because it was idle', async () => {
     const c = client({ idleStopMs: 100 });
     await flushed(c.callTool('echo', { message: 'a' }));
     await vi.advanceTimersByTimeAsync(100);
-    const second = c.callTool('echo', { message: 'b' });
-    await flush();
-    expect(textOf(await second)).toBe('b');
+    expect(await echoed(c, 'b')).toBe('b');
   });
 
   it('keeps the restart count across a lazy start; start() begins afresh', async () => {
