@@ -5,7 +5,6 @@
  * server is left running (the in-process "no process left").
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpClient } from '../../src/client/mcp-client.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { inProcessFixture, openHandles, waitForServerState, type InProcessFixture, type InProcessFixtureOptions } from '../../src/testing/index.js';
 import { echo, FAST, fourAnswers, reaches, recovered, type FaultCase } from './support/fault-case.js';
