@@ -4,101 +4,24 @@
  * copy (same git tree, same manifest, same change list), and rolling back and forward again through
  * hinted checkpoints restores the identical tree.
  */
-import {
-  chmodSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../src/sandbox/checkpoint-store.js';
 import { snapshotTree } from '../test/support/tree-snapshot.js';
-import { tempDirs, treeOps, tryLstat, type TreeOp } from '../test/support/tree-ops.js';
+import { applyTreeOp, tempDirs, treeOps, type TreeOp } from '../test/support/tree-ops.js';
 
-type Op = TreeOp;
 const op = treeOps({ maxBytes: 16, modes: [0o600, 0o644, 0o700, 0o755, 0o444, 0o750, 0o2755], targets: ['a', '../a', 'b/c', '/nonexistent/path', '.'], moveWeight: 2 });
 const tempDir = tempDirs();
 
-/** True when some parent of `path` is not a real directory (so `path` may name another entry through a symlink). */
-function throughSymlink(root: string, path: string): boolean {
-  const parts = path.split('/');
-  return parts.slice(1).some((_, i) => !tryLstat(join(root, ...parts.slice(0, i + 1)))?.isDirectory());
-}
-
 /**
- * Applies `step` to `root` and adds every path it changed (not their parents) to `touched`, as a
- * watcher names them: an operation that would reach its entry through a symlink is skipped.
+ * Applies `steps` to each root and returns every path they changed, as a watcher names them; an
+ * operation that would reach its entry through a symlink is skipped.
  */
-function apply(root: string, step: Op, touched: Set<string>): void {
-  const absolute = join(root, step.path);
-  if ((step.op === 'chmod' || step.op === 'remove' || step.op === 'move') && throughSymlink(root, step.path)) return;
-  const ensureParents = (to: string): void => {
-    const parts = to.split('/');
-    for (let i = 1; i < parts.length; i += 1) {
-      const parent = parts.slice(0, i).join('/');
-      const stat = tryLstat(join(root, parent));
-      if (stat?.isDirectory()) continue;
-      if (stat) unlinkSync(join(root, parent));
-      mkdirSync(join(root, parent));
-      touched.add(parent);
-    }
-  };
-  const clear = (at: string): void => {
-    if (!tryLstat(join(root, at))) return;
-    rmSync(join(root, at), { recursive: true, force: true });
-    touched.add(at);
-  };
-  switch (step.op) {
-    case 'write':
-      ensureParents(step.path);
-      if (!tryLstat(absolute)?.isFile()) clear(step.path);
-      writeFileSync(absolute, step.bytes);
-      touched.add(step.path);
-      return;
-    case 'chmod': {
-      const stat = tryLstat(absolute);
-      if (!stat || stat.isSymbolicLink()) return;
-      chmodSync(absolute, stat.isDirectory() ? step.mode | 0o700 : step.mode);
-      touched.add(step.path);
-      return;
-    }
-    case 'mkdir':
-      ensureParents(step.path);
-      if (tryLstat(absolute)?.isDirectory()) return;
-      clear(step.path);
-      mkdirSync(absolute);
-      touched.add(step.path);
-      return;
-    case 'symlink':
-      ensureParents(step.path);
-      clear(step.path);
-      symlinkSync(step.target, absolute);
-      touched.add(step.path);
-      return;
-    case 'remove':
-      clear(step.path);
-      return;
-    case 'move': {
-      if (!tryLstat(absolute) || step.to === step.path || step.to.startsWith(`${step.path}/`) || step.path.startsWith(`${step.to}/`)) return;
-      ensureParents(step.to);
-      if (!tryLstat(absolute)) return;
-      clear(step.to);
-      if (!tryLstat(absolute)) return;
-      renameSync(absolute, join(root, step.to));
-      touched.add(step.path).add(step.to);
-    }
-  }
-}
-
-function applyAll(roots: readonly string[], steps: readonly Op[]): string[] {
+function applyAll(roots: readonly string[], steps: readonly TreeOp[]): string[] {
   const touched = new Set<string>();
-  for (const root of roots) for (const step of steps) apply(root, step, touched);
+  for (const root of roots) for (const step of steps) applyTreeOp(root, step, { dirBits: 0o700, skipThroughSymlink: true, touched });
   return [...touched];
 }
 

@@ -4,80 +4,19 @@
  * then a random sequence of writes, deletes, chmods, mkdirs, symlinks and moves, a rollback gives
  * back the identical tree — every path, type, byte, mode and symlink target.
  */
-import {
-  chmodSync,
-  mkdirSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CheckpointStore, RollbackStep } from '../src/sandbox/checkpoint-store.js';
 import { snapshotTree, type TreeEntry } from '../test/support/tree-snapshot.js';
-import { tempDirs, treeOps, tryLstat, type TreeOp } from '../test/support/tree-ops.js';
+import { applyTreeOp, tempDirs, treeOps, type TreeOp } from '../test/support/tree-ops.js';
 
-type Op = TreeOp;
 const op = treeOps({ maxBytes: 48, modes: [0o600, 0o640, 0o644, 0o700, 0o755, 0o444, 0o711, 0o750, 0o555, 0o2755], targets: ['a', '../a', 'b/c', '/nonexistent/path', '.', 'c d', '..'], moveWeight: 1 });
 const tempDir = tempDirs();
 
-/** Makes every parent of `path` a real directory, replacing files and symlinks in the way. */
-function ensureParents(root: string, path: string): void {
-  const parts = path.split('/');
-  for (let i = 1; i < parts.length; i += 1) {
-    const absolute = join(root, ...parts.slice(0, i));
-    const stat = tryLstat(absolute);
-    if (stat?.isDirectory()) continue;
-    if (stat) unlinkSync(absolute);
-    mkdirSync(absolute);
-  }
-}
-
-function clear(absolute: string): void {
-  if (tryLstat(absolute)) rmSync(absolute, { recursive: true, force: true });
-}
-
-function apply(root: string, step: Op): void {
-  const absolute = join(root, step.path);
-  switch (step.op) {
-    case 'write':
-      ensureParents(root, step.path);
-      if (!tryLstat(absolute)?.isFile()) clear(absolute);
-      writeFileSync(absolute, step.bytes);
-      return;
-    case 'chmod': {
-      const stat = tryLstat(absolute);
-      if (stat && !stat.isSymbolicLink()) chmodSync(absolute, stat.isDirectory() ? step.mode | 0o100 : step.mode);
-      return;
-    }
-    case 'mkdir':
-      ensureParents(root, step.path);
-      if (!tryLstat(absolute)?.isDirectory()) {
-        clear(absolute);
-        mkdirSync(absolute);
-      }
-      return;
-    case 'symlink':
-      ensureParents(root, step.path);
-      clear(absolute);
-      symlinkSync(step.target, absolute);
-      return;
-    case 'remove':
-      clear(absolute);
-      return;
-    case 'move': {
-      if (!tryLstat(absolute) || step.to === step.path || step.to.startsWith(`${step.path}/`) || step.path.startsWith(`${step.to}/`)) return;
-      // Parents of the destination are made real directories first, which may replace the source.
-      ensureParents(root, step.to);
-      if (!tryLstat(absolute)) return;
-      clear(join(root, step.to));
-      renameSync(absolute, join(root, step.to));
-    }
-  }
-}
+/** Applies `step` to the tree at `root`; a chmod of a directory keeps it enterable. */
+const apply = (root: string, step: TreeOp): void => applyTreeOp(root, step, { dirBits: 0o100 });
 
 function withoutSpecials(tree: Record<string, TreeEntry>): Record<string, TreeEntry> {
   return Object.fromEntries(Object.entries(tree).filter(([, entry]) => entry.type !== 'other'));

@@ -11,36 +11,41 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeRequestContext, ServerRequestContext } from '../../src/actors/server-requests.js';
 import { withCallContext } from '../../src/client/call-context.js';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
 import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
 import { fixtureServerPath } from '../../src/testing/fixture.js';
-import { startHttpMcpServer, type HttpMcpServer } from '../support/http-mcp-server.js';
+import { closedAfterEach } from '../support/closing.js';
+import { startHttpMcpServer } from '../support/http-mcp-server.js';
 import { waitUntil } from '../support/wait.js';
 
-const servers: HttpMcpServer[] = [];
-const clients: McpClient[] = [];
-const runtimes: Runtime[] = [];
+const closing = closedAfterEach();
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-actors-shortcuts-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.shutdown();
-  for (const client of clients.splice(0)) await client.dispose();
-  for (const server of servers.splice(0)) await server.close();
-});
+
+/** A runtime whose actor `caller` reaches the fixture server (given `env`), its echo marked read-only. */
+const callerRuntime = (env: Record<string, string>, options: { callTimeoutMs?: number } = {}): Promise<Runtime> =>
+  createRuntime({
+    config: {
+      servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env } },
+      tools: { 'fixture/echo': { overrides: { read_only: true } } },
+      skills: { fx: { mcp_servers: ['fixture'] } },
+      actors: { caller: { skills: ['fx'] } },
+    },
+    ...options,
+  });
 
 const text = (result: { content: readonly unknown[] } | undefined): string => String((result?.content[0] as { text?: unknown } | undefined)?.text);
 
 describe('whose call it is', () => {
   it('an actor’s call tells onElicit its own actor and tenant, whatever context surrounds the call', async () => {
-    const http = await startHttpMcpServer();
-    servers.push(http);
+    const http = closing(await startHttpMcpServer(), (server) => server.close());
     const elicited: RuntimeRequestContext[] = [];
     const runtime = await createRuntime({
       config: { servers: { remote: { url: http.url } }, skills: { talk: { mcp_servers: ['remote'] } }, actors: { helper: { skills: ['talk'] } } },
@@ -50,7 +55,7 @@ describe('whose call it is', () => {
         return { action: 'accept', content: { name: 'Ada' } };
       },
     });
-    runtimes.push(runtime);
+    closing(runtime, (r) => r.shutdown());
     const helper = await runtime.activate('helper', { tenant: 'acme' });
     // Another context around the call (a host's own, or a stale one): the call's own wins.
     const outcome = await withCallContext({ actor: 'intruder', tenant: 'acme' }, () => helper.call('remote/ask', {}));
@@ -59,11 +64,12 @@ describe('whose call it is', () => {
   });
 
   it('withCallContext around a bare McpClient still relates the server’s question to that context', async () => {
-    const http = await startHttpMcpServer();
-    servers.push(http);
+    const http = closing(await startHttpMcpServer(), (server) => server.close());
     const asked: ServerRequestContext[] = [];
-    const mcp = new McpClient({ name: 'remote', url: http.url }, { onElicit: (_request, context) => (asked.push(context), { action: 'accept', content: { name: 'Ada' } }) });
-    clients.push(mcp);
+    const mcp = closing(
+      new McpClient({ name: 'remote', url: http.url }, { onElicit: (_request, context) => (asked.push(context), { action: 'accept', content: { name: 'Ada' } }) }),
+      (client) => client.dispose(),
+    );
     await withCallContext({ actor: 'host-agent', tenant: 'acme' }, () => mcp.callTool('ask'));
     // And an explicit context on the call beats the surrounding one.
     await withCallContext({ actor: 'host-agent', tenant: 'acme' }, () => mcp.callTool('ask', {}, { context: { actor: 'explicit', tenant: 'beta' } }));
@@ -84,15 +90,7 @@ describe('the actor’s call signal, handed to the SDK as it is', () => {
         return {};
       }
     };
-    const runtime = await createRuntime({
-      config: {
-        servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env: { MCP_ACTORS_WIRE_LOG: wirePath } } },
-        tools: { 'fixture/echo': { overrides: { read_only: true } } },
-        skills: { fx: { mcp_servers: ['fixture'] } },
-        actors: { caller: { skills: ['fx'] } },
-      },
-      callTimeoutMs: 30_000,
-    });
+    const runtime = await callerRuntime({ MCP_ACTORS_WIRE_LOG: wirePath }, { callTimeoutMs: 30_000 });
     try {
       const actor = await runtime.activate('caller', { tenant: 'acme' });
       for (let i = 0; i < 50; i += 1) expect(text((await actor.call('fixture/echo', { message: `m${i}` })).result)).toBe(`m${i}`);
@@ -112,15 +110,7 @@ describe('the actor’s call signal, handed to the SDK as it is', () => {
 describe('runtime events', () => {
   it('are published, redacted, to a listener that subscribes after calls were made without one', async () => {
     const secret = 'sk-live-0123456789';
-    const runtime = await createRuntime({
-      config: {
-        servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env: { API_TOKEN: secret } } },
-        tools: { 'fixture/echo': { overrides: { read_only: true } } },
-        skills: { fx: { mcp_servers: ['fixture'] } },
-        actors: { caller: { skills: ['fx'] } },
-      },
-    });
-    runtimes.push(runtime);
+    const runtime = closing(await callerRuntime({ API_TOKEN: secret }), (r) => r.shutdown());
     const actor = await runtime.activate('caller', { tenant: 'acme' });
     expect((await actor.call('fixture/echo', { message: 'unheard' })).status).toBe('committed');
     const events: RuntimeEvent[] = [];

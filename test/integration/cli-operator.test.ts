@@ -3,46 +3,21 @@
  * twice with the same error is called permanent — the command stops waiting and says what to fix,
  * in config keys, not API names.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureServerPath } from '../../src/testing/fixture.js';
+import { describe, expect, it } from 'vitest';
+import { agentsProject, fixtureServer, runAgents, spawnAgents } from '../support/agents-cli.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin/agents.mjs');
-let dir: string;
+const project = agentsProject('mcp-actors-operator-', () => ({
+  servers: {
+    fixture: fixtureServer(),
+    broken: fixtureServer(['--exit-on-start=3']),
+  },
+  skills: { ops: { mcp_servers: ['fixture'] }, bad: { mcp_servers: [{ server: 'broken', required: true }] } },
+  actors: { helper: { skills: ['ops'] }, stuck: { skills: ['bad'] } },
+}));
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-actors-operator-'));
-  const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
-  writeFileSync(
-    join(dir, 'agents.yaml'),
-    stringify({
-      servers: {
-        fixture: { command: process.execPath, args: [fixtureServerPath()], env },
-        broken: { command: process.execPath, args: [fixtureServerPath(), '--exit-on-start=3'], env },
-      },
-      skills: { ops: { mcp_servers: ['fixture'] }, bad: { mcp_servers: [{ server: 'broken', required: true }] } },
-      actors: { helper: { skills: ['ops'] }, stuck: { skills: ['bad'] } },
-    }),
-  );
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function agents(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd: dir, timeout: 80_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const agents = (args: string[]) => runAgents(args, { cwd: project.dir, timeoutMs: 80_000 });
 
 describe('agents, in operator words', () => {
   it('runs an actor command without --tenant, for the tenant local', async () => {
@@ -52,8 +27,7 @@ describe('agents, in operator words', () => {
   });
 
   it('takes the tenant from default_tenant in the file when --tenant is not given', async () => {
-    const { readFileSync } = await import('node:fs');
-    writeFileSync(join(dir, 'tenanted.yaml'), `default_tenant: acme\n${readFileSync(join(dir, 'agents.yaml'), 'utf8')}`);
+    writeFileSync(join(project.dir, 'tenanted.yaml'), `default_tenant: acme\n${readFileSync(join(project.dir, 'agents.yaml'), 'utf8')}`);
     const result = await agents(['status', 'helper', '--file', 'tenanted.yaml']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('actor helper for tenant acme: every server is running');
@@ -70,12 +44,9 @@ describe('agents, in operator words', () => {
   }, 90_000);
 
   it('on a terminal shows start progress with the restart count and what the server said', async () => {
-    const { spawn } = await import('node:child_process');
-    const command = [process.execPath, bin, 'status', 'stuck'].map((part) => `'${part}'`).join(' ');
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const run = spawnAgents(['status', 'stuck'], { cwd: project.dir, terminal: true });
+    const code = await run.exited;
+    const out = run.output();
     expect(code).toBe(1);
     expect(out).toMatch(/starting broken… restart 1\/5( in \d+ ms)?: .*fixture: exiting on start with code 3/);
     expect(out).toContain('looks permanent');

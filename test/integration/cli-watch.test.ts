@@ -3,49 +3,18 @@
  * table is redrawn in place and shows a crash and the recovery live; Ctrl+C stops every server and
  * exits 130 with no process left. Piped, it prints one plain line per change and no escape codes.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureServerPath } from '../../src/testing/fixture.js';
+import { describe, expect, it } from 'vitest';
+import { agentsProject, fixtureServer, spawnAgents } from '../support/agents-cli.js';
 import { expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin/agents.mjs');
-let dir: string;
+const project = agentsProject('mcp-actors-watch-', () => ({
+  servers: { fixture: fixtureServer() },
+  skills: { ops: { mcp_servers: ['fixture'] } },
+  actors: { helper: { skills: ['ops'] } },
+}));
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'mcp-actors-watch-'));
-  const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
-  writeFileSync(
-    join(dir, 'agents.yaml'),
-    stringify({
-      servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env } },
-      skills: { ops: { mcp_servers: ['fixture'] } },
-      actors: { helper: { skills: ['ops'] } },
-    }),
-  );
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function watch(terminal: boolean): { output: () => string; interrupt: () => void; exited: Promise<number | null> } {
-  const command = [process.execPath, bin, 'status', 'helper', '--watch'];
-  const child = terminal
-    ? spawn('script', ['-qfec', command.map((part) => `'${part}'`).join(' '), '/dev/null'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } })
-    : spawn(command[0]!, command.slice(1), { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return {
-    output: () => out,
-    interrupt: () => (terminal ? child.stdin.write('\u0003') : child.kill('SIGINT')),
-    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
-  };
-}
+const watch = (terminal: boolean) => spawnAgents(['status', 'helper', '--watch'], { cwd: project.dir, terminal });
 
 const pidsOf = (text: string): number[] => [...text.matchAll(/RUNNING\S*\s+(\d+)/g)].map((m) => Number(m[1]));
 

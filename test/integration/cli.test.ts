@@ -2,32 +2,27 @@
  * The `agents` command as a real process (`node bin/agents.mjs`, compiled from src/cli) against
  * a temporary agents.yaml with the fixture server and @modelcontextprotocol/server-filesystem.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/actors/process-table.js';
-import { fixtureServerPath } from '../../src/testing/fixture.js';
 import { referenceServerPath } from '../../src/testing/reference-servers.js';
+import { agentsBin, agentsProject, fixtureServer, pidLogEnv, repoRoot, runAgents, type AgentsRun } from '../support/agents-cli.js';
 import { createGitProject } from '../support/git-project.js';
 import { expectAllGone } from '../support/processes.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin/agents.mjs');
-let dir: string;
 const projects: string[] = [];
 
 beforeAll(() => {
-  if (!existsSync(join(root, 'dist/cli/main.js'))) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-  dir = mkdtempSync(join(tmpdir(), 'mcp-actors-cli-'));
-  const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
-  const config = {
+  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+});
+const cli = agentsProject(
+  'mcp-actors-cli-',
+  () => ({
     servers: {
-      fixture: { command: process.execPath, args: [fixtureServerPath()], env },
-      files: { command: process.execPath, args: [referenceServerPath('filesystem'), '${SANDBOX_ROOT}'], env },
+      fixture: fixtureServer(),
+      files: { command: process.execPath, args: [referenceServerPath('filesystem'), '${SANDBOX_ROOT}'], env: pidLogEnv() },
     },
     skills: {
       ops: { mcp_servers: ['fixture'] },
@@ -37,36 +32,19 @@ beforeAll(() => {
       helper: { skills: ['ops'] },
       editor: { skills: ['editing'], permissions: { execute: 'ask' } },
     },
-  };
-  writeFileSync(join(dir, 'agents.yaml'), stringify(config));
-  writeFileSync(join(dir, 'broken.yaml'), 'servers:\n  fixture:\n    comand: node\nactors:\n  helper:\n    skills: [nope]\n');
-  writeFileSync(
-    join(dir, 'claude_desktop_config.json'),
-    JSON.stringify({ mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { TOKEN: '${MEMORY_TOKEN}' } } } }),
-  );
-});
+  }),
+  () => ({
+    'broken.yaml': 'servers:\n  fixture:\n    comand: node\nactors:\n  helper:\n    skills: [nope]\n',
+    'claude_desktop_config.json': JSON.stringify({ mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { TOKEN: '${MEMORY_TOKEN}' } } } }),
+  }),
+);
 
 afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
   for (const project of projects) rmSync(project, { recursive: true, force: true });
 });
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs `agents` in the temp directory; `input` is written to its stdin, which is then closed. */
-function agents(args: readonly string[], input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [bin, ...args], { cwd: dir, timeout: 15_000, env: process.env }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(new Error(`agents ${args.join(' ')}: ${error.message}\n${stderr}`));
-      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-    });
-    child.stdin?.end(input);
-  });
-}
+const agents = (args: readonly string[], input = ''): Promise<AgentsRun> => runAgents(args, { cwd: cli.dir, timeoutMs: 15_000, input });
 
 /** Processes whose parent is `pid` (Linux). */
 function childrenOf(pid: number): number[] {
@@ -166,7 +144,7 @@ describe('agents (the CLI)', () => {
   });
 
   it.runIf(process.platform === 'linux')('stops every server and exits 130 on Ctrl+C (SIGINT) while waiting for an answer', async () => {
-    const child = spawn(process.execPath, [bin, 'call', 'helper', 'fixture/echo', '{"message":"x"}', '--tenant', 'acme'], { cwd: dir, env: process.env });
+    const child = spawn(process.execPath, [agentsBin, 'call', 'helper', 'fixture/echo', '{"message":"x"}', '--tenant', 'acme'], { cwd: cli.dir, env: process.env });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {

@@ -7,31 +7,16 @@ import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_pro
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentsFile } from '../../src/config/agents-file.js';
 import { fixtureServerPath } from '../../src/testing/fixture.js';
+import { agentsBin, repoRoot, runAgents, type AgentsRun } from '../support/agents-cli.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin/agents.mjs');
 let base: string;
 let dir: string;
 let seq = 0;
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function agents(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [bin, ...args], { cwd: dir, timeout: 20_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(new Error(`agents ${args.join(' ')}: ${error.message}\n${stderr}`));
-      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-    });
-  });
-}
+const agents = (args: readonly string[], env: Record<string, string> = {}): Promise<AgentsRun> => runAgents(args, { cwd: dir, timeoutMs: 20_000, env });
 
 const file = (): string => join(dir, 'agents.yaml');
 const read = (): string => readFileSync(file(), 'utf8');
@@ -62,7 +47,7 @@ actors:
 `;
 
 beforeAll(() => {
-  if (!existsSync(join(root, 'dist/cli/main.js'))) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
   base = mkdtempSync(join(tmpdir(), 'mcp-actors-edit-'));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -212,7 +197,7 @@ describe('every mistake is one line, exit 2 (the command line) or 1 (the file), 
 
 /** Spawns a tool add that pauses between writing the temporary file and the rename. */
 function pausedAdd(pauseMs: number): { child: ChildProcess; paused: Promise<string>; done: Promise<number | null> } {
-  const child = spawn(process.execPath, [bin, 'tool', 'add', 'memory', '--command', 'npx'], {
+  const child = spawn(process.execPath, [agentsBin, 'tool', 'add', 'memory', '--command', 'npx'], {
     cwd: dir,
     env: { ...process.env, MCP_ACTORS_TEST_PAUSE_BEFORE_RENAME_MS: String(pauseMs) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -263,7 +248,7 @@ describe('writes are atomic and refuse a concurrent edit', () => {
         execFileSync('mkdir', ['-p', folder]);
         writeFileSync(join(folder, 'agents.yaml'), HAND_WRITTEN);
         const started = Date.now();
-        await new Promise((resolve) => execFile(process.execPath, [bin, 'tool', 'add', 'memory', '--command', 'npx'], { cwd: folder }, resolve));
+        await new Promise((resolve) => execFile(process.execPath, [agentsBin, 'tool', 'add', 'memory', '--command', 'npx'], { cwd: folder }, resolve));
         expect(readFileSync(join(folder, 'agents.yaml'), 'utf8')).toBe(after);
         return Date.now() - started;
       }),
@@ -277,7 +262,7 @@ describe('writes are atomic and refuse a concurrent edit', () => {
       const path = join(folder, 'agents.yaml');
       for (let round = 0; round < 10; round += 1) {
         writeFileSync(path, HAND_WRITTEN);
-        const child = spawn(process.execPath, [bin, 'tool', 'add', 'memory', '--command', 'npx'], { cwd: folder, stdio: 'ignore' });
+        const child = spawn(process.execPath, [agentsBin, 'tool', 'add', 'memory', '--command', 'npx'], { cwd: folder, stdio: 'ignore' });
         const exited = new Promise((resolve) => child.on('exit', resolve));
         await new Promise((resolve) => setTimeout(resolve, Math.random() * lifeMs * 1.3));
         child.kill('SIGKILL');

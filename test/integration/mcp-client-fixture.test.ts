@@ -1,20 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { isMcpActorsError, type McpActorsError } from '../../src/errors/index.js';
 import { fixtureServerConfig, type FixtureOptions } from '../../src/testing/fixture.js';
 import { isProcessAlive } from '../../src/actors/process-table.js';
-import { expectAllGone } from '../support/processes.js';
+import { clientsGoneAfterEach, expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
 import { rejection } from '../support/rejection.js';
 
 const fastRestarts = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 }, shutdownTimeoutMs: 1_000 };
-const clients: McpClient[] = [];
+const kept = clientsGoneAfterEach();
 
 function fixture(options: FixtureOptions & { viaShell?: boolean; extra?: Record<string, unknown> } = {}): McpClient {
   const config = fixtureServerConfig({ ...options, extra: { ...fastRestarts, ...options.extra } });
-  const client = new McpClient(config);
-  clients.push(client);
-  return client;
+  return kept(new McpClient(config));
 }
 
 function text(result: { content: unknown }): string {
@@ -26,11 +24,6 @@ async function pids(client: McpClient): Promise<{ pid: number; ppid: number; gra
   return JSON.parse(text(await client.callTool('pids'))) as { pid: number; ppid: number; grandchildPid: number | null };
 }
 
-afterEach(async () => {
-  const pidsBefore = clients.map((c) => c.status().pid).filter((p): p is number => p !== undefined);
-  await Promise.all(clients.splice(0).map((c) => c.dispose()));
-  await expectAllGone(pidsBefore, pidsBefore);
-});
 
 describe('McpClient over real stdio with the fixture server', () => {
   it('performs the handshake, lists tools and calls one', async () => {
@@ -113,8 +106,7 @@ describe('McpClient over real stdio with the fixture server', () => {
   });
 
   it('classifies a command that does not exist as SPAWN_FAILED and does not retry it', async () => {
-    const client = new McpClient({ name: 'missing', command: '/nonexistent/mcp-server', ...fastRestarts });
-    clients.push(client);
+    const client = kept(new McpClient({ name: 'missing', command: '/nonexistent/mcp-server', ...fastRestarts }));
     const error = await rejection(client.callTool('echo', {}));
     expect(error.code).toBe('SERVER_IN_ERROR');
     expect(error.details.reason).toBe('SPAWN_FAILED');

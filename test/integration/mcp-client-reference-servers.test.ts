@@ -1,31 +1,22 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { McpRegistry } from '../../src/client/mcp-registry.js';
 import { isProcessAlive } from '../../src/actors/process-table.js';
 import { referenceServerConfig } from '../../src/testing/reference-servers.js';
-import { expectAllGone } from '../support/processes.js';
+import { clientsGoneAfterEach, expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
 
 const quick = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 } };
-const clients: McpClient[] = [];
-function client(config: ConstructorParameters<typeof McpClient>[0]): McpClient {
-  const created = new McpClient(config);
-  clients.push(created);
-  return created;
-}
+const kept = clientsGoneAfterEach();
+const client = (config: ConstructorParameters<typeof McpClient>[0]): McpClient => kept(new McpClient(config));
 
 function text(result: { content: unknown }): string {
   return (result.content as { text: string }[])[0]!.text;
 }
 
-afterEach(async () => {
-  const pids = clients.map((c) => c.status().pid).filter((p): p is number => p !== undefined);
-  await Promise.all(clients.splice(0).map((c) => c.dispose()));
-  await expectAllGone(pids, pids);
-});
 
 describe('McpClient against @modelcontextprotocol/server-everything', () => {
   it('performs the handshake, keeps the capabilities, lists and calls tools', async () => {

@@ -8,33 +8,23 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { LoopbackOAuthProvider } from '../../src/auth/loopback-oauth-provider.js';
 import { FileTokenStore } from '../../src/auth/token-store.js';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
-import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
+import { createRuntime } from '../../src/runtime/create-runtime.js';
 import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
+import { closedAfterEach } from '../support/closing.js';
+import { rejection } from '../support/rejection.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../support/oauth-mcp-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-auth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const servers: OAuthMcpServer[] = [];
-const clients: McpClient[] = [];
-const runtimes: Runtime[] = [];
-const providers: LoopbackOAuthProvider[] = [];
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.shutdown();
-  for (const client of clients.splice(0)) await client.dispose();
-  for (const provider of providers.splice(0)) provider.close();
-  for (const server of servers.splice(0)) await server.close();
-});
+const closing = closedAfterEach();
 
 async function server(options: Parameters<typeof startOAuthMcpServer>[0] = {}): Promise<OAuthMcpServer> {
-  const started = await startOAuthMcpServer(options);
-  servers.push(started);
-  return started;
+  return closing(await startOAuthMcpServer(options), (started) => started.close());
 }
 
 /** The user's browser: follows the authorization URL to the provider's loopback redirect. */
@@ -44,16 +34,10 @@ const browser = async (url: URL): Promise<void> => {
 };
 
 async function provider(options: Partial<Parameters<typeof LoopbackOAuthProvider.create>[0]> = {}): Promise<LoopbackOAuthProvider> {
-  const created = await LoopbackOAuthProvider.create({ key: 'secure', openUrl: browser, ...options });
-  providers.push(created);
-  return created;
+  return closing(await LoopbackOAuthProvider.create({ key: 'secure', openUrl: browser, ...options }), (created) => created.close());
 }
 
-function client(...args: ConstructorParameters<typeof McpClient>): McpClient {
-  const created = new McpClient(...args);
-  clients.push(created);
-  return created;
-}
+const client = (...args: ConstructorParameters<typeof McpClient>): McpClient => closing(new McpClient(...args), (created) => created.dispose());
 
 const fast = { backoff: { initialMs: 20, maxMs: 100, jitter: 0 }, startTimeoutMs: 10_000, callTimeoutMs: 10_000 } as const;
 const text = (result: { content: unknown[] }): string => String((result.content[0] as { text?: unknown }).text);
@@ -101,14 +85,12 @@ describe('401 and 403', () => {
   it('is AUTH_REQUIRED at once, with no restart loop, when no provider is given', async () => {
     const oauth = await server();
     const mcp = client({ name: 'secure', url: oauth.url, maxRestarts: 5, ...fast });
-    const error: unknown = await mcp.start().catch((e: unknown) => e);
-    expect(isMcpActorsError(error) && error.code).toBe('SERVER_IN_ERROR');
+    expect((await rejection(mcp.start())).code).toBe('SERVER_IN_ERROR');
     expect(mcp.state).toBe('ERROR');
     expect(mcp.status().restarts).toBe(0);
     expect(mcp.status().lastError?.code).toBe('AUTH_REQUIRED');
     expect(mcp.status().lastError?.message).toContain('agents auth login secure');
-    const callError: unknown = await mcp.callTool('echo', {}).catch((e: unknown) => e);
-    expect(isMcpActorsError(callError) && callError.code).toBe('SERVER_IN_ERROR');
+    expect((await rejection(mcp.callTool('echo', {}))).code).toBe('SERVER_IN_ERROR');
   });
 
   it('is AUTH_REQUIRED when the authorization cannot be finished (a provider with nobody at the browser)', async () => {
@@ -161,7 +143,7 @@ describe('secrets', () => {
       approve: () => true,
       callTimeoutMs: 10_000,
     });
-    runtimes.push(runtime);
+    closing(runtime, (r) => r.shutdown());
     const events: RuntimeEvent[] = [];
     runtime.events$.subscribe((event) => events.push(event));
     const outputs: unknown[] = [];

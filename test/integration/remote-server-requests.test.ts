@@ -3,26 +3,16 @@
  * host's hooks, on McpClient and through the runtime (told the tenant and the actor whose call the
  * question belongs to), against a real streamable-HTTP server on 127.0.0.1.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RuntimeRequestContext, ServerRequestContext } from '../../src/actors/server-requests.js';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
+import { createRuntime } from '../../src/runtime/create-runtime.js';
+import { closedAfterEach } from '../support/closing.js';
 import { startHttpMcpServer, type HttpMcpServer } from '../support/http-mcp-server.js';
 
-const servers: HttpMcpServer[] = [];
-const clients: McpClient[] = [];
-const runtimes: Runtime[] = [];
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.shutdown();
-  for (const client of clients.splice(0)) await client.dispose();
-  for (const server of servers.splice(0)) await server.close();
-});
+const closing = closedAfterEach();
 
-async function server(): Promise<HttpMcpServer> {
-  const started = await startHttpMcpServer();
-  servers.push(started);
-  return started;
-}
+const server = async (): Promise<HttpMcpServer> => closing(await startHttpMcpServer(), (started) => started.close());
 
 const text = (result: { content: readonly unknown[] } | undefined): string => String((result?.content[0] as { text?: unknown } | undefined)?.text);
 
@@ -40,7 +30,7 @@ describe('McpClient answers servers', () => {
         },
       },
     );
-    clients.push(mcp);
+    closing(mcp, (client) => client.dispose());
     const answer = JSON.parse(text(await mcp.callTool('ask'))) as { action: string; content: Record<string, unknown> };
     expect(answer).toEqual({ action: 'accept', content: { name: 'Ada', colour: 'blue' } });
     expect(asked[0]?.server).toBe('remote');
@@ -50,7 +40,7 @@ describe('McpClient answers servers', () => {
   it('declares no elicitation or sampling when no handler is given, so the server cannot ask', async () => {
     const http = await server();
     const mcp = new McpClient({ name: 'remote', url: http.url });
-    clients.push(mcp);
+    closing(mcp, (client) => client.dispose());
     for (const tool of ['ask', 'sample']) {
       const outcome = await mcp.callTool(tool).then(
         (result) => ({ isError: result.isError === true, text: text(result) }),
@@ -84,7 +74,7 @@ describe('the runtime answers servers for its actors', () => {
         return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `hi from ${context.actor ?? 'nobody'}` } };
       },
     });
-    runtimes.push(runtime);
+    closing(runtime, (r) => r.shutdown());
     const helper = await runtime.activate('helper', { tenant: 'acme' });
     const asked = await helper.call('remote/ask', {});
     expect(JSON.parse(text(asked.result))).toEqual({ action: 'accept', content: { name: 'user of acme', colour: 'blue' } });

@@ -5,30 +5,22 @@
  * the session with DELETE.
  */
 import { createServer } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
+import { closedAfterEach } from '../support/closing.js';
+import { rejection } from '../support/rejection.js';
 import { closeHttp, listen, startHttpMcpServer, type HttpMcpServer } from '../support/http-mcp-server.js';
 import { waitUntil } from '../support/wait.js';
 
-const servers: HttpMcpServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.dispose();
-  for (const server of servers.splice(0)) await server.close().catch(() => undefined);
-});
+const closing = closedAfterEach();
 
 async function server(options: Parameters<typeof startHttpMcpServer>[0] = {}): Promise<HttpMcpServer> {
-  const started = await startHttpMcpServer(options);
-  servers.push(started);
-  return started;
+  // A test may have closed it already (a server restarted on the same port).
+  return closing(await startHttpMcpServer(options), (started) => started.close().catch(() => undefined));
 }
 
-function client(...args: ConstructorParameters<typeof McpClient>): McpClient {
-  const created = new McpClient(...args);
-  clients.push(created);
-  return created;
-}
+const client = (...args: ConstructorParameters<typeof McpClient>): McpClient => closing(new McpClient(...args), (created) => created.dispose());
 
 const fast = { backoff: { initialMs: 20, maxMs: 100, jitter: 0 }, startTimeoutMs: 10_000, callTimeoutMs: 10_000 } as const;
 
@@ -85,8 +77,7 @@ describe('remote servers over streamable HTTP', () => {
     const mcp = client({ name: 'gone', url: `http://127.0.0.1:${port}/mcp`, maxRestarts: 2, ...fast });
     const states: string[] = [];
     mcp.state$.subscribe((state) => states.push(state));
-    const error: unknown = await mcp.start().catch((e: unknown) => e);
-    expect(isMcpActorsError(error) && error.code).toBe('SERVER_IN_ERROR');
+    expect((await rejection(mcp.start())).code).toBe('SERVER_IN_ERROR');
     expect(mcp.state).toBe('ERROR');
     expect(mcp.status().restarts).toBe(2);
     expect(mcp.status().lastError?.code).toBe('HANDSHAKE_FAILED');
@@ -126,8 +117,7 @@ describe('remote servers over SSE', () => {
     const http = await server({ kind: 'sse' });
     for (const config of [{ transport: 'streamable-http' as const }, { sseFallback: false }]) {
       const mcp = client({ name: 'old', url: http.url, restart: 'temporary', ...fast, ...config });
-      const error: unknown = await mcp.start().catch((e: unknown) => e);
-      expect(isMcpActorsError(error) && error.code).toBe('SERVER_IN_ERROR');
+      expect((await rejection(mcp.start())).code).toBe('SERVER_IN_ERROR');
       expect(mcp.status().lastError?.code).toBe('HANDSHAKE_FAILED');
     }
     expect(http.requests.some((r) => r.method === 'GET')).toBe(false);

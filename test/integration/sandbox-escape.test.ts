@@ -4,82 +4,37 @@
  * inside is an ordinary change; and the escape is charged to the call that made it, never to the
  * reads another actor makes on the same sandbox meanwhile.
  */
-import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
-import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
+import { describe, expect, it } from 'vitest';
+import { probeRuntime } from '../support/probe-runtime.js';
 import { requireBwrap } from '../support/run-link-race.js';
+import { entryExists as exists } from '../support/tree-ops.js';
 
-const PROBE = fileURLToPath(new URL('../support/confine-probe-server.mjs', import.meta.url));
-let work: string;
-let project: string;
-let outside: string;
-let runtime: Runtime;
-let events: RuntimeEvent[];
-
-async function start(confine: boolean): Promise<void> {
-  runtime = await createRuntime({
-    config: {
-      servers: { probe: { command: process.execPath, args: [PROBE], confine } },
-      skills: { probe: { mcp_servers: ['probe'] } },
-      actors: {
-        linker: { skills: ['probe'], permissions: { execute: 'allow' } },
-        reader: { skills: ['probe'], permissions: { execute: 'allow' } },
-      },
-    },
-  });
-  events = [];
-  runtime.events$.subscribe((event) => events.push(event));
-}
-
-beforeEach(() => {
-  work = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-escape-')));
-  project = join(work, 'project');
-  outside = join(work, 'outside');
-  mkdirSync(project);
-  mkdirSync(outside);
-  writeFileSync(join(project, 'README.md'), 'hi\n');
-});
-
-afterEach(async () => {
-  await runtime?.shutdown();
-  rmSync(work, { recursive: true, force: true });
-});
-
-const exists = (path: string): boolean => {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const probe = probeRuntime('mcp-actors-escape-', { outside: true });
+const start = (confine: boolean): Promise<void> => probe.start({ confine, actors: ['linker', 'reader'] });
 
 for (const confine of [false, true]) {
   describe(`a call that leaves a link pointing outside the sandbox (${confine ? 'confined' : 'unconfined'})`, () => {
     it('fails with SANDBOX_ESCAPE naming the link, is rolled back, and is an event', async () => {
       if (confine) requireBwrap();
       await start(confine);
-      const sandbox = await runtime.createSandbox(project);
-      const linker = await runtime.activate('linker', { tenant: 't', sandbox });
-      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, 'out'), target: outside });
+      const sandbox = await probe.runtime.createSandbox(probe.project);
+      const linker = await probe.runtime.activate('linker', { tenant: 't', sandbox });
+      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, 'out'), target: probe.outside });
       expect(outcome.status).toBe('rolled-back');
       expect(outcome.error?.code).toBe('SANDBOX_ESCAPE');
-      expect(outcome.error?.details.links).toEqual([{ path: 'out', target: outside, resolved: outside }]);
+      expect(outcome.error?.details.links).toEqual([{ path: 'out', target: probe.outside, resolved: probe.outside }]);
       expect(outcome.error?.message).toMatch(/confine/);
       expect(exists(join(sandbox.root, 'out'))).toBe(false);
-      const escape = events.find((event) => event.type === 'sandbox.escape');
+      const escape = probe.events.find((event) => event.type === 'sandbox.escape');
       expect(escape).toMatchObject({ type: 'sandbox.escape', callId: outcome.callId, actor: 'linker', tool: 'probe/create_link' });
     });
 
     it('a link that stays inside is committed like any change', async () => {
       if (confine) requireBwrap();
       await start(confine);
-      const sandbox = await runtime.createSandbox(project);
-      const linker = await runtime.activate('linker', { tenant: 't', sandbox });
+      const sandbox = await probe.runtime.createSandbox(probe.project);
+      const linker = await probe.runtime.activate('linker', { tenant: 't', sandbox });
       const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, 'readme-link'), target: 'README.md' });
       expect(outcome.status).toBe('committed');
       expect(outcome.changes).toEqual([expect.objectContaining({ path: 'readme-link', kind: 'added', type: 'symlink' })]);
@@ -90,9 +45,9 @@ for (const confine of [false, true]) {
 describe('whom an escape is charged to', () => {
   it('the call that made the link, not the reads of another actor running meanwhile', async () => {
     await start(false);
-    const sandbox = await runtime.createSandbox(project);
-    const linker = await runtime.activate('linker', { tenant: 't', sandbox });
-    const reader = await runtime.activate('reader', { tenant: 't', sandbox });
+    const sandbox = await probe.runtime.createSandbox(probe.project);
+    const linker = await probe.runtime.activate('linker', { tenant: 't', sandbox });
+    const reader = await probe.runtime.activate('reader', { tenant: 't', sandbox });
     let reading = true;
     const reads = (async () => {
       const statuses: string[] = [];
@@ -101,7 +56,7 @@ describe('whom an escape is charged to', () => {
     })();
     const escapes: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, `out-${i}`), target: outside });
+      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, `out-${i}`), target: probe.outside });
       escapes.push(String(outcome.error?.code));
     }
     reading = false;
@@ -109,7 +64,7 @@ describe('whom an escape is charged to', () => {
     expect(escapes).toEqual(Array(10).fill('SANDBOX_ESCAPE'));
     expect(statuses.length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set(['committed']));
-    expect(events.filter((event) => event.type === 'capability.violation')).toEqual([]);
-    expect(events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual(Array(10).fill('linker'));
+    expect(probe.events.filter((event) => event.type === 'capability.violation')).toEqual([]);
+    expect(probe.events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual(Array(10).fill('linker'));
   });
 });

@@ -9,60 +9,23 @@
  * - a write that escaped one sandbox through a link into another sandbox was charged to a reader of
  *   that other sandbox, and the escaping call — its link removed before it ended — was committed.
  */
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
+import { probeRuntime } from '../support/probe-runtime.js';
+import { entryExists as exists } from '../support/tree-ops.js';
 
-const PROBE = fileURLToPath(new URL('../support/confine-probe-server.mjs', import.meta.url));
-let work: string;
-let project: string;
-let runtime: Runtime;
-let events: RuntimeEvent[];
-
-beforeEach(async () => {
-  work = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-blame-')));
-  project = join(work, 'project');
-  mkdirSync(project);
-  writeFileSync(join(project, 'README.md'), 'hi\n');
-  runtime = await createRuntime({
-    config: {
-      // Unconfined: an escape through a link must be possible for the last case.
-      servers: { probe: { command: process.execPath, args: [PROBE], confine: false } },
-      skills: { probe: { mcp_servers: ['probe'] } },
-      actors: {
-        alice: { skills: ['probe'], permissions: { execute: 'allow' } },
-        bob: { skills: ['probe'], permissions: { execute: 'allow' } },
-      },
-    },
-  });
-  events = [];
-  runtime.events$.subscribe((event) => events.push(event));
-});
-
-afterEach(async () => {
-  await runtime?.shutdown();
-  rmSync(work, { recursive: true, force: true });
-});
-
-const exists = (path: string): boolean => {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
-const violations = (): RuntimeEvent[] => events.filter((event) => event.type === 'capability.violation');
+const probe = probeRuntime('mcp-actors-blame-');
+// Unconfined: an escape through a link must be possible for the last case.
+beforeEach(() => probe.start({ confine: false, actors: ['alice', 'bob'] }));
+const violations = (): RuntimeEvent[] => probe.events.filter((event) => event.type === 'capability.violation');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('whom a change in the sandbox is charged to', () => {
   it('a change made outside any call is nobody’s: the next reads are not blamed and the change stays', async () => {
-    const sandbox = await runtime.createSandbox(project);
-    const bob = await runtime.activate('bob', { tenant: 't', sandbox });
+    const sandbox = await probe.runtime.createSandbox(probe.project);
+    const bob = await probe.runtime.activate('bob', { tenant: 't', sandbox });
     expect((await bob.call('probe/read', { path: join(sandbox.root, 'README.md') })).status).toBe('committed');
     writeFileSync(join(sandbox.root, 'edited-by-hand.txt'), 'mine\n'); // not a call: the test process itself
     await sleep(50);
@@ -80,9 +43,9 @@ describe('whom a change in the sandbox is charged to', () => {
   });
 
   it('of two actors reading one sandbox, the misclassified tool that wrote is blamed, not the reader that ended first', async () => {
-    const sandbox = await runtime.createSandbox(project);
-    const alice = await runtime.activate('alice', { tenant: 't', sandbox });
-    const bob = await runtime.activate('bob', { tenant: 't', sandbox });
+    const sandbox = await probe.runtime.createSandbox(probe.project);
+    const alice = await probe.runtime.activate('alice', { tenant: 't', sandbox });
+    const bob = await probe.runtime.activate('bob', { tenant: 't', sandbox });
     const sneaky = alice.call('probe/read_sneaky_slowly', { path: join(sandbox.root, 'sneaky.txt'), ms: 600 });
     await sleep(200); // alice's write is in the tree (and its event delivered) before bob starts
     const read = await bob.call('probe/read', { path: join(sandbox.root, 'README.md') });
@@ -94,10 +57,10 @@ describe('whom a change in the sandbox is charged to', () => {
   });
 
   it('a write that escaped another sandbox through a link is its call’s SANDBOX_ESCAPE, not a violation of this sandbox’s reader', async () => {
-    const mine = await runtime.createSandbox(project);
-    const theirs = await runtime.createSandbox(project);
-    const alice = await runtime.activate('alice', { tenant: 't', sandbox: mine });
-    const bob = await runtime.activate('bob', { tenant: 't', sandbox: theirs });
+    const mine = await probe.runtime.createSandbox(probe.project);
+    const theirs = await probe.runtime.createSandbox(probe.project);
+    const alice = await probe.runtime.activate('alice', { tenant: 't', sandbox: mine });
+    const bob = await probe.runtime.activate('bob', { tenant: 't', sandbox: theirs });
     const reading = bob.call('probe/read_slowly', { path: join(theirs.root, 'README.md'), ms: 500 });
     await sleep(100);
     const escaped = await alice.call('probe/write_through_link', {
@@ -115,22 +78,22 @@ describe('whom a change in the sandbox is charged to', () => {
     const read = await reading;
     expect(read).toMatchObject({ status: 'committed', changes: [] });
     expect(violations()).toEqual([]);
-    expect(events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual(['alice']);
+    expect(probe.events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual(['alice']);
   });
 });
 
 describe('a link made and removed within a write call (unconfined, best effort)', () => {
   it('fails the call with SANDBOX_ESCAPE naming the link, although the final tree holds no link', async () => {
-    const outside = join(work, 'outside');
+    const outside = join(probe.work, 'outside');
     mkdirSync(outside);
-    const sandbox = await runtime.createSandbox(project);
-    const alice = await runtime.activate('alice', { tenant: 't', sandbox });
+    const sandbox = await probe.runtime.createSandbox(probe.project);
+    const alice = await probe.runtime.activate('alice', { tenant: 't', sandbox });
     const outcome = await alice.call('probe/write_through_link', { link: join(sandbox.root, 'door'), target: outside, leaf: 'out.txt', content: 'x', ms: 50 });
     expect(outcome).toMatchObject({ status: 'rolled-back', error: { code: 'SANDBOX_ESCAPE' } });
     expect(outcome.error?.details.links).toEqual([{ path: 'door', target: outside, resolved: outside }]);
     // What it wrote outside cannot be undone; the error says so and names the confinement.
     expect(readFileSync(join(outside, 'out.txt'), 'utf8')).toBe('x');
     expect(outcome.error?.message).toMatch(/confine/);
-    expect(events.find((event) => event.type === 'sandbox.escape')).toMatchObject({ callId: outcome.callId, actor: 'alice' });
+    expect(probe.events.find((event) => event.type === 'sandbox.escape')).toMatchObject({ callId: outcome.callId, actor: 'alice' });
   });
 });

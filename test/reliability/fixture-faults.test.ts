@@ -9,13 +9,10 @@ import type { McpServerConfig } from '../../src/config/server-config.js';
 import { fixtureServerConfig, type FixtureOptions } from '../../src/testing/fixture.js';
 import { spawnedProcesses, waitForServerState } from '../../src/testing/index.js';
 import { expectAllGone } from '../support/processes.js';
+import { echo, FAST, fourAnswers, reaches, recovered, type FaultCase } from './support/fault-case.js';
 import { record, Settlements } from './support/record.js';
 
-const FAST: Partial<McpServerConfig> = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 }, shutdownTimeoutMs: 1_000 };
-
-interface Case {
-  readonly client: McpClient;
-  readonly calls: Settlements;
+interface Case extends FaultCase {
   readonly pids: Set<number>;
 }
 const cases: Case[] = [];
@@ -40,14 +37,6 @@ afterEach(async () => {
   }
   expect(spawnedProcesses().groups).toEqual([]);
 });
-
-const echo = (c: Case, message = 'x', timeoutMs = 10_000) => c.calls.track(c.client.callTool('echo', { message }, { timeoutMs }));
-
-/** Time from `since` until the server answers a call again. */
-async function recovered(c: Case, since: number): Promise<number> {
-  expect(await echo(c, 'again')).toBe('ok');
-  return Date.now() - since;
-}
 
 describe('the fixture fault matrix', () => {
   for (const [id, crashMode] of [
@@ -100,13 +89,18 @@ describe('the fixture fault matrix', () => {
     record('hang-on-initialize', `START_TIMEOUT, SIGKILL at once, ERROR after ${Math.round(ms)} ms (startTimeoutMs 500)`);
   });
 
-  it('hang-on-call: REQUEST_TIMEOUT, the server stays RUNNING', async () => {
-    const c = fixture({ hangOnCall: true });
-    await c.calls.track(c.client.start());
-    expect(await echo(c, 'x', 300)).toBe('REQUEST_TIMEOUT');
-    expect(c.client.state).toBe('RUNNING');
-    record('hang-on-call', 'REQUEST_TIMEOUT at the deadline, RUNNING');
-  });
+  for (const { id, says, options, timeoutMs, observed } of [
+    { id: 'hang-on-call', says: 'REQUEST_TIMEOUT, the server stays RUNNING', options: { hangOnCall: true }, timeoutMs: 300, observed: 'REQUEST_TIMEOUT at the deadline, RUNNING' },
+    { id: 'endless-progress', says: 'REQUEST_TIMEOUT at the deadline', options: { endlessProgress: true }, timeoutMs: 400, observed: 'REQUEST_TIMEOUT, RUNNING' },
+  ]) {
+    it(`${id}: ${says}`, async () => {
+      const c = fixture(options);
+      await c.calls.track(c.client.start());
+      expect(await echo(c, 'x', timeoutMs)).toBe('REQUEST_TIMEOUT');
+      expect(c.client.state).toBe('RUNNING');
+      record(id, observed);
+    });
+  }
 
   it('slow-start: STARTING until ready, then answered', async () => {
     const c = fixture({ startupDelayMs: 300 });
@@ -188,14 +182,6 @@ describe('the fixture fault matrix', () => {
     record('stop-reading-stdin', 'REQUEST_TIMEOUT for each later call, STOPPED');
   });
 
-  it('endless-progress: REQUEST_TIMEOUT at the deadline', async () => {
-    const c = fixture({ endlessProgress: true });
-    await c.calls.track(c.client.start());
-    expect(await echo(c, 'x', 400)).toBe('REQUEST_TIMEOUT');
-    expect(c.client.state).toBe('RUNNING');
-    record('endless-progress', 'REQUEST_TIMEOUT, RUNNING');
-  });
-
   it('list-changed-storm: listed and answered', async () => {
     const c = fixture({ listChangedStorm: 200 });
     const tools = await c.client.listTools();
@@ -226,8 +212,7 @@ describe('the fixture fault matrix', () => {
   ] as const) {
     it(`${id}: every call settles once with its own answer`, async () => {
       const c = fixture(options);
-      const answers = await Promise.all(['a', 'b', 'c', 'd'].map((m) => c.client.callTool('echo', { message: m })));
-      expect(answers.map((a) => (a.content[0] as { text: string }).text)).toEqual(['a', 'b', 'c', 'd']);
+      expect(await fourAnswers(c.client)).toEqual(['a', 'b', 'c', 'd']);
       expect(c.client.state).toBe('RUNNING');
       record(id, 'four concurrent calls, each its own answer once, RUNNING');
     });
@@ -236,14 +221,7 @@ describe('the fixture fault matrix', () => {
   it('ping-hang: PING_TIMEOUT, SIGKILL at once, restarted', async () => {
     const c = fixture({ pingHang: true }, { pingIntervalMs: 200, shutdownTimeoutMs: 20_000 });
     expect(await echo(c)).toBe('ok');
-    await new Promise<void>((resolve) => {
-      const subscription = c.client.state$.subscribe((s) => {
-        if (s === 'STARTING') {
-          subscription.unsubscribe();
-          resolve();
-        }
-      });
-    });
+    await reaches(c.client, 'STARTING');
     const since = Date.now();
     expect(c.client.status().lastError?.code).toBe('PING_TIMEOUT');
     await waitForServerState(c.client, 'RUNNING', 15_000);

@@ -5,17 +5,13 @@
  * server is left running (the in-process "no process left").
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpClient } from '../../src/client/mcp-client.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { inProcessFixture, openHandles, waitForServerState, type InProcessFixture, type InProcessFixtureOptions } from '../../src/testing/index.js';
+import { echo, FAST, fourAnswers, reaches, recovered, type FaultCase } from './support/fault-case.js';
 import { record, Settlements } from './support/record.js';
 
-const FAST: Partial<McpServerConfig> = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 }, shutdownTimeoutMs: 1_000 };
-
-interface Case {
+interface Case extends FaultCase {
   readonly fixture: InProcessFixture;
-  readonly client: McpClient;
-  readonly calls: Settlements;
 }
 const cases: Case[] = [];
 
@@ -35,13 +31,6 @@ afterEach(async () => {
     expect(f.grandchildren).toBe(0);
   }
 });
-
-const echo = (c: Case, message = 'x', timeoutMs = 10_000) => c.calls.track(c.client.callTool('echo', { message }, { timeoutMs }));
-
-async function recovered(c: Case, since: number): Promise<number> {
-  expect(await echo(c, 'again')).toBe('ok');
-  return Date.now() - since;
-}
 
 const id = (name: string) => `inprocess-${name}`;
 
@@ -103,13 +92,18 @@ describe('the in-process fixture fault matrix', () => {
     record(id('hang-on-initialize'), `START_TIMEOUT, closed at once, ERROR after ${ms} ms (startTimeoutMs 300)`);
   });
 
-  it('hang-on-call: REQUEST_TIMEOUT, the server stays RUNNING', async () => {
-    const c = fixture({ hangOnCall: true });
-    await c.calls.track(c.client.start());
-    expect(await echo(c, 'x', 200)).toBe('REQUEST_TIMEOUT');
-    expect(c.client.state).toBe('RUNNING');
-    record(id('hang-on-call'), 'REQUEST_TIMEOUT at the deadline, RUNNING');
-  });
+  for (const { name, says, options, timeoutMs, observed } of [
+    { name: 'hang-on-call', says: 'REQUEST_TIMEOUT, the server stays RUNNING', options: { hangOnCall: true }, timeoutMs: 200, observed: 'REQUEST_TIMEOUT at the deadline, RUNNING' },
+    { name: 'endless-progress', says: 'REQUEST_TIMEOUT at the deadline', options: { endlessProgress: true }, timeoutMs: 300, observed: 'REQUEST_TIMEOUT, RUNNING' },
+  ]) {
+    it(`${name}: ${says}`, async () => {
+      const c = fixture(options);
+      await c.calls.track(c.client.start());
+      expect(await echo(c, 'x', timeoutMs)).toBe('REQUEST_TIMEOUT');
+      expect(c.client.state).toBe('RUNNING');
+      record(id(name), observed);
+    });
+  }
 
   it('slow-start: STARTING until ready, then answered', async () => {
     const c = fixture({ startupDelayMs: 200 });
@@ -205,14 +199,6 @@ describe('the in-process fixture fault matrix', () => {
     record(id('stop-reading-stdin'), 'REQUEST_TIMEOUT for each later call, STOPPED');
   });
 
-  it('endless-progress: REQUEST_TIMEOUT at the deadline', async () => {
-    const c = fixture({ endlessProgress: true });
-    await c.calls.track(c.client.start());
-    expect(await echo(c, 'x', 300)).toBe('REQUEST_TIMEOUT');
-    expect(c.client.state).toBe('RUNNING');
-    record(id('endless-progress'), 'REQUEST_TIMEOUT, RUNNING');
-  });
-
   it('list-changed-storm: listed and answered', async () => {
     const c = fixture({ listChangedStorm: 200 });
     const tools = await c.client.listTools();
@@ -246,8 +232,7 @@ describe('the in-process fixture fault matrix', () => {
   ] as const) {
     it(`${name}: every call settles once with its own answer`, async () => {
       const c = fixture(options);
-      const answers = await Promise.all(['a', 'b', 'c', 'd'].map((m) => c.client.callTool('echo', { message: m })));
-      expect(answers.map((a) => (a.content[0] as { text: string }).text)).toEqual(['a', 'b', 'c', 'd']);
+      expect(await fourAnswers(c.client)).toEqual(['a', 'b', 'c', 'd']);
       expect(c.client.state).toBe('RUNNING');
       record(id(name), 'four concurrent calls, each its own answer once, RUNNING');
     });
@@ -256,14 +241,7 @@ describe('the in-process fixture fault matrix', () => {
   it('ping-hang: PING_TIMEOUT, closed at once, restarted', async () => {
     const c = fixture({ pingHang: true }, { pingIntervalMs: 150, shutdownTimeoutMs: 20_000 });
     expect(await echo(c)).toBe('ok');
-    await new Promise<void>((resolve) => {
-      const subscription = c.client.state$.subscribe((s) => {
-        if (s === 'STARTING') {
-          subscription.unsubscribe();
-          resolve();
-        }
-      });
-    });
+    await reaches(c.client, 'STARTING');
     const since = Date.now();
     expect(c.client.status().lastError?.code).toBe('PING_TIMEOUT');
     await waitForServerState(c.client, 'RUNNING', 10_000);

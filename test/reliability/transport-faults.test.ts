@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { serverEnvironment } from '../../src/actors/server-environment.js';
 import { StdioProcessTransport } from '../../src/actors/stdio-process-transport.js';
 import { McpClient } from '../../src/client/mcp-client.js';
-import type { McpServerConfig } from '../../src/config/server-config.js';
+import { validateServerConfig, type McpServerConfig } from '../../src/config/server-config.js';
+import type { ResolvedServerConfig } from '../../src/config/server-schema.js';
 import { isMcpActorsError } from '../../src/errors/index.js';
 import { publicStateOf } from '../../src/machines/server-machine.js';
 import { ServerState } from '../../src/machines/server-states.js';
@@ -25,18 +26,23 @@ import { record } from './support/record.js';
 
 const CALLS = 30;
 
-async function run(plan: FaultPlan): Promise<{ outcomes: string[][]; pid: number; ms: number }> {
-  const config = fixtureServerConfig({ name: 'faulty' });
+/** Our stdio transport to the real fixture as `resolved` says, wrapped in a `faultyTransport` of `plan`. */
+function faultyStdio(plan: FaultPlan, resolved: ResolvedServerConfig, fallback: McpServerConfig): { inner: StdioProcessTransport; transport: FaultyTransport } {
   const inner = new StdioProcessTransport({
-    command: config.command,
-    args: config.args,
-    env: serverEnvironment(config.env),
-    shutdownTimeoutMs: 1_000,
-    maxMessageBytes: 1 << 20,
-    stderrLines: 20,
-    serverName: 'faulty',
+    command: resolved.command ?? fallback.command!,
+    args: resolved.args ?? fallback.args ?? [],
+    env: serverEnvironment(resolved.env ?? {}),
+    shutdownTimeoutMs: resolved.shutdownTimeoutMs,
+    maxMessageBytes: resolved.maxMessageBytes,
+    stderrLines: resolved.stderrLines,
+    serverName: resolved.name,
   });
-  const transport = faultyTransport(inner, { spare: 3, log: () => undefined, ...plan });
+  return { inner, transport: faultyTransport(inner, { spare: 3, log: () => undefined, ...plan }) };
+}
+
+async function run(plan: FaultPlan): Promise<{ outcomes: string[][]; pid: number; ms: number }> {
+  const config = fixtureServerConfig({ name: 'faulty', extra: { shutdownTimeoutMs: 1_000, maxMessageBytes: 1 << 20, stderrLines: 20 } });
+  const { inner, transport } = faultyStdio(plan, validateServerConfig(config), config);
   const client = new Client({ name: 'reliability', version: '0' });
   client.onerror = () => undefined;
   await client.connect(transport, { timeout: 10_000 });
@@ -77,23 +83,17 @@ describe('the faultyTransport matrix', () => {
     record('transport-drop', `seed 7: ${summary(outcomes)}`, ms);
   });
 
-  it('transport-delay: every call is answered', async () => {
-    const { outcomes, ms } = await run({ seed: 8, delay: 0.5, delayMs: 30 });
-    expect(outcomes.every(([o]) => o === 'ok')).toBe(true);
-    record('transport-delay', `seed 8: ${summary(outcomes)}`, ms);
-  });
-
-  it('transport-duplicate: every call settles once', async () => {
-    const { outcomes, ms } = await run({ seed: 9, duplicate: 0.3 });
-    expect(outcomes.every(([o]) => o === 'ok')).toBe(true);
-    record('transport-duplicate', `seed 9: ${summary(outcomes)}`, ms);
-  });
-
-  it('transport-reorder: every call is answered', async () => {
-    const { outcomes, ms } = await run({ seed: 10, reorder: 0.3 });
-    expect(outcomes.every(([o]) => o === 'ok')).toBe(true);
-    record('transport-reorder', `seed 10: ${summary(outcomes)}`, ms);
-  });
+  for (const { id, says, plan } of [
+    { id: 'transport-delay', says: 'every call is answered', plan: { seed: 8, delay: 0.5, delayMs: 30 } },
+    { id: 'transport-duplicate', says: 'every call settles once', plan: { seed: 9, duplicate: 0.3 } },
+    { id: 'transport-reorder', says: 'every call is answered', plan: { seed: 10, reorder: 0.3 } },
+  ]) {
+    it(`${id}: ${says}`, async () => {
+      const { outcomes, ms } = await run(plan);
+      expect(outcomes.every(([o]) => o === 'ok')).toBe(true);
+      record(id, `seed ${plan.seed}: ${summary(outcomes)}`, ms);
+    });
+  }
 
   it('transport-corrupt: corrupted calls fail or time out, the others are answered', async () => {
     const { outcomes, ms } = await run({ seed: 11, corrupt: 0.2 });
@@ -126,6 +126,8 @@ interface Supervised {
   readonly states: string[];
   /** Fires `CALLS` concurrent echo calls; each slot holds how its call settled ('ok' or a code). */
   calls(timeoutMs?: number): Promise<string[][]>;
+  /** `start()`, then `calls(timeoutMs)`, timed from the first call. */
+  startAndCall(timeoutMs?: number): Promise<{ outcomes: string[][]; ms: number }>;
   /** One more call, its outcome. */
   echo(message: string, timeoutMs?: number): Promise<string>;
   /** `stop()`, then no process of any transport it made is alive and no group is tracked. */
@@ -141,17 +143,8 @@ function supervised(plan: FaultPlan, extra: Partial<McpServerConfig> = {}): Supe
     {
       actors: {
         connectServer: connectOverTransport((resolved) => {
-          const inner = new StdioProcessTransport({
-            command: resolved.command ?? config.command,
-            args: resolved.args ?? config.args,
-            env: serverEnvironment(resolved.env ?? {}),
-            shutdownTimeoutMs: resolved.shutdownTimeoutMs,
-            maxMessageBytes: resolved.maxMessageBytes,
-            stderrLines: resolved.stderrLines,
-            serverName: resolved.name,
-          });
+          const { inner, transport } = faultyStdio(plan, resolved, config);
           inners.push(inner);
-          const transport = faultyTransport(inner, { spare: 3, log: () => undefined, ...plan });
           made.push(transport);
           return transport;
         }),
@@ -195,6 +188,12 @@ function supervised(plan: FaultPlan, extra: Partial<McpServerConfig> = {}): Supe
       for (const slot of slots) expect(slot[0]).not.toMatch(/^(wrong answer|untyped)/);
       return slots;
     },
+    async startAndCall(timeoutMs) {
+      await client.start({ timeoutMs: 10_000 });
+      const started = Date.now();
+      const outcomes = await this.calls(timeoutMs);
+      return { outcomes, ms: Date.now() - started };
+    },
     echo(message, timeoutMs = 10_000) {
       return outcome(client.callTool('echo', { message }, { timeoutMs }), message, []);
     },
@@ -220,10 +219,7 @@ const only = (outcomes: string[][], allowed: readonly string[]): void => {
 describe('the faultyTransport matrix, supervised (McpClient over connectOverTransport)', () => {
   it('supervised-transport-drop: dropped calls REQUEST_TIMEOUT, the others answered, RUNNING, no restart', async () => {
     const s = supervised({ seed: 7, drop: 0.2 });
-    await s.client.start({ timeoutMs: 10_000 });
-    const started = Date.now();
-    const outcomes = await s.calls();
-    const ms = Date.now() - started;
+    const { outcomes, ms } = await s.startAndCall();
     const flat = outcomes.map(([o]) => o);
     expect(flat).toContain('ok');
     expect(flat).toContain('REQUEST_TIMEOUT');
@@ -236,54 +232,26 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     record('supervised-transport-drop', `seed 7: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
   });
 
-  it('supervised-transport-delay: every call answered, RUNNING', async () => {
-    const s = supervised({ seed: 8, delay: 0.5, delayMs: 30 });
-    await s.client.start({ timeoutMs: 10_000 });
-    const started = Date.now();
-    const outcomes = await s.calls(10_000);
-    const ms = Date.now() - started;
-    only(outcomes, ['ok']);
-    expect(s.made[0]!.stats.delay).toBeGreaterThan(0);
-    expect(s.client.state).toBe('RUNNING');
-    expect(s.client.status().restarts).toBe(0);
-    await s.stop();
-    record('supervised-transport-delay', `seed 8: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
-  });
-
-  it('supervised-transport-duplicate: every call settles once with its answer, RUNNING', async () => {
-    const s = supervised({ seed: 9, duplicate: 0.3 });
-    await s.client.start({ timeoutMs: 10_000 });
-    const started = Date.now();
-    const outcomes = await s.calls(10_000);
-    const ms = Date.now() - started;
-    only(outcomes, ['ok']);
-    expect(s.made[0]!.stats.duplicate).toBeGreaterThan(0);
-    expect(s.client.state).toBe('RUNNING');
-    expect(s.client.status().restarts).toBe(0);
-    await s.stop();
-    record('supervised-transport-duplicate', `seed 9: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
-  });
-
-  it('supervised-transport-reorder: every call answered, RUNNING', async () => {
-    const s = supervised({ seed: 10, reorder: 0.3 });
-    await s.client.start({ timeoutMs: 10_000 });
-    const started = Date.now();
-    const outcomes = await s.calls(10_000);
-    const ms = Date.now() - started;
-    only(outcomes, ['ok']);
-    expect(s.made[0]!.stats.reorder).toBeGreaterThan(0);
-    expect(s.client.state).toBe('RUNNING');
-    expect(s.client.status().restarts).toBe(0);
-    await s.stop();
-    record('supervised-transport-reorder', `seed 10: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
-  });
+  for (const { mode, says, plan } of [
+    { mode: 'delay', says: 'every call answered, RUNNING', plan: { seed: 8, delay: 0.5, delayMs: 30 } },
+    { mode: 'duplicate', says: 'every call settles once with its answer, RUNNING', plan: { seed: 9, duplicate: 0.3 } },
+    { mode: 'reorder', says: 'every call answered, RUNNING', plan: { seed: 10, reorder: 0.3 } },
+  ] as const) {
+    it(`supervised-transport-${mode}: ${says}`, async () => {
+      const s = supervised(plan);
+      const { outcomes, ms } = await s.startAndCall(10_000);
+      only(outcomes, ['ok']);
+      expect(s.made[0]!.stats[mode]).toBeGreaterThan(0);
+      expect(s.client.state).toBe('RUNNING');
+      expect(s.client.status().restarts).toBe(0);
+      await s.stop();
+      record(`supervised-transport-${mode}`, `seed ${plan.seed}: ${summary(outcomes)}; RUNNING, restarts 0, stop() left no process`, ms);
+    });
+  }
 
   it('supervised-transport-corrupt: corrupted calls PROTOCOL_ERROR or REQUEST_TIMEOUT, the others answered, RUNNING', async () => {
     const s = supervised({ seed: 11, corrupt: 0.2 });
-    await s.client.start({ timeoutMs: 10_000 });
-    const started = Date.now();
-    const outcomes = await s.calls();
-    const ms = Date.now() - started;
+    const { outcomes, ms } = await s.startAndCall();
     const flat = outcomes.map(([o]) => o);
     expect(flat).toContain('ok');
     expect(flat.some((o) => o !== 'ok')).toBe(true);

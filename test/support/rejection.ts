@@ -9,3 +9,17 @@ export async function rejection(promise: Promise<unknown>): Promise<McpActorsErr
   if (!isMcpActorsError(outcome)) throw new Error(`expected a classified rejection, got ${String(outcome)}`);
   return outcome;
 }
+
+/**
+ * The error `run` throws, when `is` recognises it; an error it does not recognise is thrown on, and
+ * `nothing` (what the test expected) is thrown when `run` returns. The synchronous `rejection`.
+ */
+export function thrownBy<E>(run: () => unknown, is: (error: unknown) => error is E, nothing: string): E {
+  try {
+    run();
+  } catch (error) {
+    if (is(error)) return error;
+    throw error;
+  }
+  throw new Error(nothing);
+}

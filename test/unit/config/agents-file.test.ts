@@ -15,7 +15,9 @@ import {
   skillIncludesTool,
   toolPatternMatches,
 } from '../../../src/config/index.js';
-import { type ConfigError, type ConfigProblem, isConfigError } from '../../../src/errors/index.js';
+import { type ConfigError, isConfigError } from '../../../src/errors/index.js';
+import { problemAt } from '../../support/config-problems.js';
+import { thrownBy } from '../../support/rejection.js';
 
 const FULL_EXAMPLE = `servers:
   github:                    # server name = the key
@@ -74,19 +76,11 @@ const env = { GITHUB_TOKEN: 'ghp_test' };
 
 /** The ConfigError that parsing `text` as agents.yaml throws; fails the test if there is none. */
 function errorOf(text: string, options: { env?: Record<string, string | undefined>; file?: string } = {}): ConfigError {
-  try {
-    parseAgentsConfig(text, { file: options.file ?? 'agents.yaml', env: options.env ?? env, baseDir: dir });
-  } catch (error) {
-    if (isConfigError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but the file was accepted');
-}
-
-function problemAt(error: ConfigError, path: string): ConfigProblem {
-  const found = error.problems.find((p) => p.path === path);
-  if (!found) throw new Error(`no problem at "${path}"; got ${JSON.stringify(error.problems, null, 2)}`);
-  return found;
+  return thrownBy(
+    () => parseAgentsConfig(text, { file: options.file ?? 'agents.yaml', env: options.env ?? env, baseDir: dir }),
+    isConfigError,
+    'expected a ConfigError, but the file was accepted',
+  );
 }
 
 const server = (overrides: Record<string, unknown>) => ({

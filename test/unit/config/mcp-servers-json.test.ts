@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SERVER_CONFIG_DEFAULTS, parseMcpServersJson } from '../../../src/config/index.js';
 import { jsonSyntaxError } from '../../../src/config/json-syntax.js';
-import { type ConfigError, type ConfigProblem, isConfigError } from '../../../src/errors/index.js';
+import { type ConfigError, isConfigError } from '../../../src/errors/index.js';
+import { problemAt } from '../../support/config-problems.js';
+import { thrownBy } from '../../support/rejection.js';
 
 const CLAUDE_DESKTOP_CONFIG = `{
   "mcpServers": {
@@ -24,21 +26,8 @@ const CLAUDE_DESKTOP_CONFIG = `{
 }
 `;
 
-function errorOf(text: string, env: Record<string, string | undefined> = {}): ConfigError {
-  try {
-    parseMcpServersJson(text, { file: 'claude_desktop_config.json', env });
-  } catch (error) {
-    if (isConfigError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but the JSON was accepted');
-}
-
-function problemAt(error: ConfigError, path: string): ConfigProblem {
-  const found = error.problems.find((p) => p.path === path);
-  if (!found) throw new Error(`no problem at "${path}"; got ${JSON.stringify(error.problems, null, 2)}`);
-  return found;
-}
+const errorOf = (text: string, env: Record<string, string | undefined> = {}): ConfigError =>
+  thrownBy(() => parseMcpServersJson(text, { file: 'claude_desktop_config.json', env }), isConfigError, 'expected a ConfigError, but the JSON was accepted');
 
 const defaults = { cwd: undefined, url: undefined, command: undefined, headers: {}, env: {}, args: [], roots: [], ...SERVER_CONFIG_DEFAULTS };
 

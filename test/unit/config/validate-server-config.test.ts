@@ -7,26 +7,16 @@ import {
   type ValidateServerConfigOptions,
 } from '../../../src/config/index.js';
 import { type ConfigProblem, ErrorCode, isConfigError } from '../../../src/errors/index.js';
+import { problemAt as problemIn } from '../../support/config-problems.js';
+import { thrownBy } from '../../support/rejection.js';
 
 const stdio = { name: 'everything', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] };
 
 /** The problems of the ConfigError `input` throws; fails the test if it does not throw one. */
-function problemsOf(input: unknown, options?: ValidateServerConfigOptions): readonly ConfigProblem[] {
-  try {
-    validateServerConfig(input, options);
-  } catch (error) {
-    if (isConfigError(error)) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but the configuration was accepted');
-}
+const problemsOf = (input: unknown, options?: ValidateServerConfigOptions): readonly ConfigProblem[] =>
+  thrownBy(() => validateServerConfig(input, options), isConfigError, 'expected a ConfigError, but the configuration was accepted').problems;
 
-function problemAt(input: unknown, path: string, options?: ValidateServerConfigOptions): ConfigProblem {
-  const problems = problemsOf(input, options);
-  const found = problems.find((p) => p.path === path);
-  if (!found) throw new Error(`no problem at "${path}"; got ${JSON.stringify(problems, null, 2)}`);
-  return found;
-}
+const problemAt = (input: unknown, path: string, options?: ValidateServerConfigOptions): ConfigProblem => problemIn({ problems: problemsOf(input, options) }, path);
 
 function messageOf(input: unknown): string {
   try {

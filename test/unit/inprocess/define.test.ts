@@ -4,16 +4,9 @@ import { defineServer } from '../../../src/inprocess/define-server.js';
 import { defineTool, type DomainTool } from '../../../src/inprocess/define-tool.js';
 import { categoryAnnotations, categoryCapabilities, categoryOfCapability, TOOL_CATEGORIES } from '../../../src/inprocess/tool-category.js';
 import { inferCapabilities } from '../../../src/registry/capabilities.js';
+import { thrownBy } from '../../support/rejection.js';
 
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (isConfigError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const configError = (run: () => unknown): ConfigError => thrownBy(run, isConfigError, 'expected a ConfigError');
 
 const good: DomainTool<{ date_from: string }, { shifts: string[] }> = {
   name: 'roster_list_shifts',

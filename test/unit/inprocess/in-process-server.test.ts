@@ -6,6 +6,7 @@ import { defineTool, type DomainTool, type ToolContext } from '../../../src/inpr
 import { registerInProcessServer, type RegisterInProcessOptions } from '../../../src/inprocess/in-process-server.js';
 import type { InvokeOptions, ToolResult } from '../../../src/registry/tool-descriptor.js';
 import { ToolRegistry } from '../../../src/registry/tool-registry.js';
+import { thrownBy } from '../../support/rejection.js';
 
 const SHIFTS = [
   { id: 's1', date: '2026-05-01' },
@@ -73,15 +74,17 @@ function oneTool(fn: DomainTool['call'], options: Partial<RegisterInProcessOptio
   return (args: Record<string, unknown> = {}, invoke: InvokeOptions = {}) => call(registry, 'probe/probe', args, invoke);
 }
 
-function thrown(run: () => unknown): McpActorsError {
-  try {
-    run();
-  } catch (error) {
-    if (isMcpActorsError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a throw');
+/** A one-tool server whose call never ends by itself; `toolSignal()` is the signal the call was given. */
+function hangingTool() {
+  let toolSignal: AbortSignal | undefined;
+  const probe = oneTool((_params, ctx) => {
+    toolSignal = ctx.signal;
+    return new Promise(() => undefined);
+  });
+  return { probe, toolSignal: () => toolSignal };
 }
+
+const thrown = (run: () => unknown): McpActorsError => thrownBy(run, isMcpActorsError, 'expected a throw');
 
 describe('registerInProcessServer', () => {
   it('registers every tool as <namespace>/<tool> with source custom and the server in sourceMetadata', () => {
@@ -338,30 +341,22 @@ describe('timeouts and cancellation', () => {
 
   it('cancels a running call when the caller aborts, and the tool sees its signal aborted', async () => {
     const controller = new AbortController();
-    let toolSignal: AbortSignal | undefined;
-    const probe = oneTool((_params, ctx) => {
-      toolSignal = ctx.signal;
-      return new Promise(() => undefined);
-    });
+    const { probe, toolSignal } = hangingTool();
     const pending = probe({}, { signal: controller.signal });
     controller.abort();
     expect(await pending).toMatchObject({ success: false, errorCode: 'CANCELLED' });
-    expect(toolSignal?.aborted).toBe(true);
+    expect(toolSignal()?.aborted).toBe(true);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('cancels a call that also has a timeout, aborting the tool with the caller reason', async () => {
     const controller = new AbortController();
-    let toolSignal: AbortSignal | undefined;
-    const probe = oneTool((_params, ctx) => {
-      toolSignal = ctx.signal;
-      return new Promise(() => undefined);
-    });
+    const { probe, toolSignal } = hangingTool();
     const pending = probe({}, { signal: controller.signal, timeoutMs: 5_000 });
     controller.abort(new Error('user pressed stop'));
     expect((await pending).errorCode).toBe('CANCELLED');
-    expect(toolSignal?.aborted).toBe(true);
-    expect((toolSignal?.reason as Error).message).toBe('user pressed stop');
+    expect(toolSignal()?.aborted).toBe(true);
+    expect((toolSignal()?.reason as Error).message).toBe('user pressed stop');
   });
 
   it('removes its abort listener when a call completes, so a session signal does not collect listeners', async () => {

@@ -9,15 +9,9 @@ import {
   type InferenceInput,
 } from '../../../src/registry/capabilities.js';
 import { tokenize } from '../../../src/registry/tokenize.js';
+import { thrownBy } from '../../support/rejection.js';
 
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
+const thrown = (run: () => unknown): unknown => thrownBy(run, (_error): _error is unknown => true, 'expected a throw');
 
 describe('tokenize', () => {
   it.each([
@@ -220,43 +214,30 @@ describe('overrides', () => {
 });
 
 describe('annotations', () => {
+  const fromTrusted = (toolName: string, annotations: InferenceInput['annotations']) => inferCapabilities({ toolName, trusted: true, annotations });
+
   it('count in full from a trusted server', () => {
-    const { capability, provenance } = inferCapabilities({
-      toolName: 'delete_file',
-      trusted: true,
-      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    });
+    const { capability, provenance } = fromTrusted('delete_file', { readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(capability).toEqual({ readOnly: true, writes: false, destructive: false, idempotent: true, openWorld: false });
     expect(provenance.readOnly).toEqual({ source: 'annotation', detail: 'readOnlyHint: true from trusted server' });
     expect(provenance.openWorld).toEqual({ source: 'annotation', detail: 'openWorldHint: false from trusted server' });
   });
 
   it('from a trusted server can say a writing tool is neither destructive nor repeat-unsafe', () => {
-    const { capability, provenance } = inferCapabilities({
-      toolName: 'create_note',
-      trusted: true,
-      annotations: { destructiveHint: false, idempotentHint: true },
-    });
+    const { capability, provenance } = fromTrusted('create_note', { destructiveHint: false, idempotentHint: true });
     expect(capability).toMatchObject({ writes: true, destructive: false, idempotent: true });
     expect(provenance.writes.source).toBe('name');
     expect(provenance.destructive).toEqual({ source: 'annotation', detail: 'destructiveHint: false from trusted server' });
   });
 
   it('make a trusted read-only tool write when it is also called destructive', () => {
-    const { capability, provenance } = inferCapabilities({
-      toolName: 'list_things',
-      trusted: true,
-      annotations: { readOnlyHint: true, destructiveHint: true },
-    });
+    const { capability, provenance } = fromTrusted('list_things', { readOnlyHint: true, destructiveHint: true });
     expect(capability).toMatchObject({ readOnly: false, writes: true, destructive: true });
     expect(provenance.writes.detail).toBe('destructiveHint: true from trusted server (a destructive tool writes)');
   });
 
   it('from an untrusted server are ignored when they would loosen', () => {
-    const { capability, provenance } = inferCapabilities({
-      toolName: 'frobnicate',
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    });
+    const { capability, provenance } = inferCapabilities({ toolName: 'frobnicate', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
     expect(capability).toEqual({ readOnly: false, writes: true, destructive: true, idempotent: false, openWorld: true });
     expect(provenance.writes.source).toBe('default');
     expect(provenance.destructive.source).toBe('default');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, isMcpActorsError, isSandboxPathError, SandboxPathError, type SandboxPathReason } from '../../../src/errors/index.js';
 import { fieldKind, keyTokens } from '../../../src/sandbox/path-fields.js';
 import { SandboxPathRewriter, type JsonSchemaObject } from '../../../src/sandbox/path-rewriter.js';
+import { thrownBy } from '../../support/rejection.js';
 
 // The input schemas server-filesystem 2026.8.31 lists (`$schema` dropped).
 const readFile = { type: 'object', properties: { path: { type: 'string' }, tail: { type: 'number', description: 'If provided, returns only the last N lines of the file' } }, required: ['path'] };
@@ -58,15 +59,7 @@ afterAll(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-function refusal(run: () => unknown): SandboxPathError {
-  try {
-    run();
-  } catch (error) {
-    if (isSandboxPathError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a SandboxPathError, nothing was thrown');
-}
+const refusal = (run: () => unknown): SandboxPathError => thrownBy(run, isSandboxPathError, 'expected a SandboxPathError, nothing was thrown');
 
 describe('SandboxPathRewriter.toSandbox', () => {
   it('maps logical paths, ".", "" and absolute host paths into the sandbox', () => {

@@ -1,0 +1,50 @@
+/**
+ * What the fixture and in-process fault matrices do alike to a supervised server (`McpClient`):
+ * fast restarts, calls tracked so that each is proved to settle once, the wait for a recovery and
+ * for a state, and the four concurrent calls that must each get their own answer.
+ */
+import type { McpClient } from '../../../src/client/mcp-client.js';
+import type { McpServerConfig } from '../../../src/config/server-config.js';
+import type { ServerState } from '../../../src/machines/server-states.js';
+import { expect } from 'vitest';
+import type { Settlements } from './record.js';
+
+/** Restarts within tens of milliseconds, a short stop budget. */
+export const FAST: Partial<McpServerConfig> = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 }, shutdownTimeoutMs: 1_000 };
+
+export interface FaultCase {
+  readonly client: McpClient;
+  readonly calls: Settlements;
+}
+
+/** A tracked echo call: 'ok' or the code it failed with. */
+export const echo = (c: FaultCase, message = 'x', timeoutMs = 10_000): Promise<string> =>
+  c.calls.track(c.client.callTool('echo', { message }, { timeoutMs }));
+
+/** Time from `since` until the server answers a call again. */
+export async function recovered(c: FaultCase, since: number): Promise<number> {
+  expect(await echo(c, 'again')).toBe('ok');
+  return Date.now() - since;
+}
+
+/** Resolves when `state$` shows `state` (at once if it is the state now). */
+export function reaches(client: McpClient, state: ServerState): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let reached = false;
+    let subscription: { unsubscribe(): void } | undefined = undefined;
+    subscription = client.state$.subscribe((s) => {
+      if (reached || s !== state) return;
+      reached = true;
+      subscription?.unsubscribe();
+      resolve();
+    });
+    // A state$ that replays the current state calls back before `subscription` is set.
+    if (reached) subscription.unsubscribe();
+  });
+}
+
+/** Four concurrent echo calls ('a' to 'd'): the text each was answered with, in call order. */
+export async function fourAnswers(client: McpClient): Promise<string[]> {
+  const answers = await Promise.all(['a', 'b', 'c', 'd'].map((m) => client.callTool('echo', { message: m })));
+  return answers.map((a) => (a.content[0] as { text: string }).text);
+}
