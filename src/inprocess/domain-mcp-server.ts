@@ -17,6 +17,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '../errors/codes.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { DomainServer } from './define-server.js';
 import { LOG_LEVELS, isPlainObject, type LogLevel } from './define-tool.js';
@@ -109,7 +110,7 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
 
     const tool = domain.byName.get(name);
     if (tool === undefined) {
-      record('failed', undefined, { errorCode: 'TOOL_NOT_FOUND' });
+      record('failed', undefined, { errorCode: ErrorCode.NOT_FOUND });
       throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     const category = tool.tool.category;

@@ -193,7 +193,7 @@ describe('the audit trail of a served server', () => {
     expect(audit.map(({ tool, outcome, category, errorCode, tenant, transport }) => ({ tool, outcome, category, errorCode, tenant, transport }))).toEqual([
       { tool: 'charts_week', outcome: 'succeeded', category: 'read', errorCode: undefined, tenant: 'acme', transport: 'stdio' },
       { tool: 'charts_broken', outcome: 'failed', category: 'read', errorCode: 'OUTPUT_VALIDATION', tenant: 'acme', transport: 'stdio' },
-      { tool: 'charts_nothing', outcome: 'failed', category: undefined, errorCode: 'TOOL_NOT_FOUND', tenant: 'acme', transport: 'stdio' },
+      { tool: 'charts_nothing', outcome: 'failed', category: undefined, errorCode: 'NOT_FOUND', tenant: 'acme', transport: 'stdio' },
     ]);
     expect(streamed).toEqual(audit);
   });

@@ -1,4 +1,7 @@
 import { ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { toolErrorCodeOf } from '../../../src/adapter/mcp-tool-adapter.js';
 import { ErrorCode } from '../../../src/errors/codes.js';
@@ -47,5 +50,18 @@ describe('one error vocabulary', () => {
     expect(toolErrorCodeOf(new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'timeoutMs must be a positive number'))).toBe('VALIDATION');
     expect(toolErrorCodeOf(new McpActorsError(ErrorCode.TENANT_MISMATCH, 'other tenant'))).toBe('TENANT_MISMATCH');
     expect(toolErrorCodeOf(new Error('not found'))).toBe('SERVER_ERROR');
+  });
+
+  it('spells every errorCode written in src/ as a string from the vocabulary (ErrorCode or ToolErrorCode)', () => {
+    const known = new Set<string>([...Object.values(ErrorCode), ...Object.values(ToolErrorCode)]);
+    const src = fileURLToPath(new URL('../../../src', import.meta.url));
+    const files = (readdirSync(src, { recursive: true }) as string[]).filter((file) => /\.(ts|mjs)$/.test(file));
+    const written = files.flatMap((file) =>
+      [...readFileSync(join(src, file), 'utf8').matchAll(/errorCode: '([A-Z_]+)'/g)].map(([, code]) => `${file}: ${code}`),
+    );
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.filter((entry) => !known.has(entry.split(': ')[1]!))).toEqual([]);
+    // The scan sees what it is for: a code outside the vocabulary is caught.
+    expect(known.has('TOOL_NOT_FOUND')).toBe(false);
   });
 });
