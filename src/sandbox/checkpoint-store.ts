@@ -135,10 +135,11 @@ interface Snapshot {
 const JOURNAL_FILE = 'rollback-in-progress';
 /**
  * How often a rollback that met a concurrent change of the tree is run again, with a growing pause
- * between tries (5, 10, 20… ms, at most 160; about 0.6 s in all): a process that flips a directory every
- * millisecond beat 3 immediate tries once in 300 rollbacks (CI, as uid 65534).
+ * between tries (5, 10, 20… ms, at most 160; about 2.5 s in all, only while the change goes on): a
+ * process that flips a directory every few tens of microseconds beat 3 immediate tries once in 300
+ * rollbacks, and 8 tries (0.6 s) twice in 300 (CI, as uid 65534).
  */
-const ROLLBACK_RETRIES = 8;
+const ROLLBACK_RETRIES = 20;
 const ROLLBACK_PAUSE_MS = 5;
 /** How often a snapshot that met a concurrent change of the tree is taken again. */
 const SNAPSHOT_RETRIES = 3;

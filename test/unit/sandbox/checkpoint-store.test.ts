@@ -629,6 +629,27 @@ describe('a rollback while another process changes the tree', () => {
     expect(await store.recover()).toBe(false);
   });
 
+  it('outlasts a change that goes on: a dozen collisions in a row, then the checkpoint restored', async () => {
+    const root = tempDir();
+    seed(root);
+    const expected = snapshotTree(root);
+    let collisions = 0;
+    const store = await openStore(root, {
+      onRollbackStep: (step) => {
+        if (step === 'checkout' && collisions < 12) {
+          collisions += 1;
+          throw Object.assign(new Error(`EEXIST: file already exists, symlink '${join(root, 'empty')}'`), { code: 'EEXIST' });
+        }
+      },
+    });
+    const target = await store.checkpoint();
+    write(root, 'README.md', 'edited');
+    await store.rollback(target.id);
+    expect(collisions).toBe(12);
+    expect(snapshotTree(root)).toEqual(expected);
+    expect(await store.recover()).toBe(false);
+  });
+
   it('still fails with CHECKPOINT_FAILED (journal kept) when the failure is not a concurrent change', async () => {
     const root = tempDir();
     seed(root);
