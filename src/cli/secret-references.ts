@@ -5,6 +5,7 @@
  * `Authorization: Bearer ${LINEAR_AUTHORIZATION}`. What the person must then set is returned as
  * variable/value pairs, and said as the `export` lines to run.
  */
+import { referencedNames } from '../config/env-references.js';
 import { isRecord } from '../config/file-keys.js';
 import type { ServersSection } from './servers-yaml.js';
 
@@ -40,7 +41,7 @@ export function referencedVariables(servers: Readonly<Record<string, unknown>>):
       const values = isRecord(entry) ? entry[key] : undefined;
       if (!isRecord(values)) continue;
       for (const value of Object.values(values)) {
-        if (typeof value === 'string') for (const [, name] of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(name!);
+        if (typeof value === 'string') for (const name of referencedNames(value)) names.add(name);
       }
     }
   }

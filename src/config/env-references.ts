@@ -85,6 +85,16 @@ function malformedHint(inner: string): string {
   return 'a name is letters, digits and _, not starting with a digit; write $${ for a literal ${';
 }
 
+/** The variables `text` references (`${NAME}`, `${NAME:-default}`): not an escape (`$${`), not a malformed one, not the runtime's own. */
+export function referencedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const [written, inner] of text.matchAll(REFERENCE)) {
+    const name = written === '$${' || inner === undefined ? '' : (inner.split(':-')[0] ?? '');
+    if (NAME.test(name) && !RUNTIME.has(name)) names.push(name);
+  }
+  return names;
+}
+
 /**
  * Fills in the references of every string value of `data` (objects and lists are walked, keys are
  * not read). Returns a copy; each problem's path is `path` followed by the keys down to the string.

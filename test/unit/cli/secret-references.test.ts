@@ -39,9 +39,10 @@ describe('referencedVariables', () => {
   it('names every variable the env and headers of the servers reference, defaults included', () => {
     const names = referencedVariables({
       a: { command: 'x', env: { A: '${ONE}', B: 'pre-${TWO:-x}-post', C: 'plain' } },
-      b: { url: 'http://h', headers: { Authorization: 'Bearer ${THREE}' } },
+      b: { url: 'http://h', headers: { Authorization: 'Bearer ${THREE}', X: '$${ESCAPED} ${bad name} ${SANDBOX_ROOT}' } },
       c: 'not an entry',
     });
+    // An escape, a malformed reference and the runtime's own placeholder reference nothing to set.
     expect([...names].sort()).toEqual(['ONE', 'THREE', 'TWO']);
   });
 });
