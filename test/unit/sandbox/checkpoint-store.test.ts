@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -625,6 +626,22 @@ describe('a rollback while another process changes the tree', () => {
     write(root, 'README.md', 'edited');
     await store.rollback(target.id);
     expect(steps.filter((step) => step === 'journal')).toHaveLength(2);
+    expect(snapshotTree(root)).toEqual(expected);
+    expect(await store.recover()).toBe(false);
+  });
+
+  it('puts a link back where a directory now stands (a flipped directory the checkpoint caught as its link)', async () => {
+    const root = tempDir();
+    seed(root);
+    symlinkSync(tmpdir(), join(root, 'flipped'));
+    const expected = snapshotTree(root);
+    const store = await openStore(root);
+    const target = await store.checkpoint();
+    rmSync(join(root, 'flipped'));
+    mkdirSync(join(root, 'flipped'));
+    write(root, 'flipped/inside.txt', 'written through the directory');
+    await store.rollback(target.id);
+    expect(lstatSync(join(root, 'flipped')).isSymbolicLink()).toBe(true);
     expect(snapshotTree(root)).toEqual(expected);
     expect(await store.recover()).toBe(false);
   });
