@@ -267,7 +267,9 @@ function ensureDirectory(absolute: string): void {
     const stat = tryLstat(absolute);
     if (stat?.isDirectory()) return;
     try {
-      if (stat) rmSync(absolute, { force: true });
+      // unlink, not rm: rm reports a directory put here since the look as ERR_FS_EISDIR, which no
+      // retry recognises; unlink says EISDIR.
+      if (stat) unlinkSync(absolute);
       mkdirSync(absolute, { mode: 0o700 });
       return;
     } catch (error) {
