@@ -3,6 +3,7 @@
  * start), keeps waiting through restarts, and gives up only at the request's own deadline, when
  * the server reaches ERROR, when someone stops it, or when the caller aborts.
  */
+import { linkCallSignal } from '../tool-call/call-signal.js';
 import { waitFor } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
@@ -54,8 +55,11 @@ export async function awaitConnection(actor: ServerActorRef, options: AwaitOptio
     return false;
   };
   let snapshot: ServerSnapshot;
+  // waitFor listens to the signal it is given: give it one of this wait's own, linked to the
+  // caller's, so the caller's signal holds one listener however many wait on it.
+  const link = signal ? linkCallSignal(signal) : undefined;
   try {
-    snapshot = await waitFor(actor, settled, { timeout: Math.max(0, deadline - Date.now()), ...(signal ? { signal } : {}) });
+    snapshot = await waitFor(actor, settled, { timeout: Math.max(0, deadline - Date.now()), ...(link ? { signal: link.signal } : {}) });
   } catch {
     if (signal?.aborted) throw cancelled(name, what, signal);
     const last = actor.getSnapshot();
@@ -67,6 +71,8 @@ export async function awaitConnection(actor: ServerActorRef, options: AwaitOptio
         `${lastError ? ` (last error: ${lastError.message})` : ''}; raise timeoutMs or startTimeoutMs, or check the server`,
       { cause: lastError, details: { server: name, timeoutMs, state: publicStateOf(last) } },
     );
+  } finally {
+    link?.unlink();
   }
   const connection = readyConnection(snapshot);
   if (connection) return connection;

@@ -123,9 +123,11 @@ function withDeadline<T>(
   const { server, what, deadline, timeoutMs, signal } = context;
   if (signal?.aborted) return Promise.reject(new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, { cause: signal.reason }));
   return new Promise<T>((resolve, reject) => {
+    // Linked, not listened to: the caller's signal holds one listener however many wait on it.
+    const link = signal ? linkCallSignal(signal) : undefined;
     const done = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      link?.unlink();
     };
     const onAbort = (): void => {
       done();
@@ -139,7 +141,7 @@ function withDeadline<T>(
         }),
       );
     }, Math.max(0, deadline - Date.now()));
-    signal?.addEventListener('abort', onAbort, { once: true });
+    link?.onAbort(onAbort);
     work.then(
       (value) => {
         done();

@@ -149,6 +149,25 @@ describe('per-call signals over the real stdio fixture', () => {
     expect(wire.counts()['notifications/cancelled']).toBeUndefined();
   }, 120_000);
 
+  it('16 callers waiting on one signal for a server to start, and 16 listing its tools, hold one listener on it, none after', async () => {
+    const config = fixtureServerConfig({ startupDelayMs: 300 });
+    const client = new McpClient(config);
+    const caller = new AbortController();
+    try {
+      const calls = Array.from({ length: 16 }, (_, i) => client.callTool('echo', { message: `m${i}` }, { signal: caller.signal }));
+      await Promise.resolve();
+      expect(abortListeners(caller.signal)).toBeLessThanOrEqual(1);
+      const results = await Promise.all(calls);
+      expect(results.map(text)).toEqual(Array.from({ length: 16 }, (_, i) => `m${i}`));
+      const listings = Array.from({ length: 16 }, () => client.listTools({ signal: caller.signal }));
+      expect(abortListeners(caller.signal)).toBeLessThanOrEqual(1);
+      expect((await Promise.all(listings)).every((tools) => tools.some((tool) => tool.name === 'echo'))).toBe(true);
+      expect(abortListeners(caller.signal)).toBe(0);
+    } finally {
+      await client.dispose();
+    }
+  }, 60_000);
+
   // One read-only call (the fast path) and one that may write (through the tool-call machine), each
   // ended while the server still works on it, then a settled call: each ended call is cancelled on
   // the wire once, and nothing more goes out, during the run or at shutdown.
