@@ -102,18 +102,16 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
 }
 
 /** Validated file data → the TypeScript shape: the schema's keys in camelCase, a frozen deep copy; `fill`: with the schema's defaults. */
-export const toApiKeys = (value: unknown, schema: SchemaNode | undefined, fill = false): unknown => convert(value, schema, true, fill);
-/** A copy of validated data with the schema's defaults filled in where a key is missing, at every level. */
-export const withDefaults = (value: unknown, schema: SchemaNode | undefined): unknown => convert(value, schema, false, true);
-
-function convert(value: unknown, schema: SchemaNode | undefined, rename: boolean, fill: boolean): unknown {
-  const done = <T>(copy: T): T => (rename ? Object.freeze(copy) : copy);
-  if (Array.isArray(value)) return done(value.map((item) => convert(item, childOf(schema, 0).node, rename, fill)));
+export function toApiKeys(value: unknown, schema: SchemaNode | undefined, fill = false): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map((item) => toApiKeys(item, childOf(schema, 0).node, fill)));
   if (!isRecord(value)) return value;
-  const name = (key: string, own: boolean) => (rename && own ? toCamelKey(key) : key);
-  const copy = Object.fromEntries(Object.keys(value).map((key) => [name(key, childOf(schema, key).own), convert(value[key], childOf(schema, key).node, rename, fill)]));
+  const copy = Object.fromEntries(Object.keys(value).map((key) => {
+    const child = childOf(schema, key);
+    return [child.own ? toCamelKey(key) : key, toApiKeys(value[key], child.node, fill)];
+  }));
   for (const [key, inner] of fill ? Object.entries(propertiesOf(schema) ?? {}) : []) {
-    if (!Object.hasOwn(value, key) && inner.default !== undefined) copy[name(key, true)] = convert(structuredClone(inner.default), inner, rename, fill);
+    if (Object.hasOwn(value, key) || inner.default === undefined) continue;
+    copy[toCamelKey(key)] = toApiKeys(structuredClone(inner.default), inner, fill);
   }
-  return done(copy);
+  return Object.freeze(copy);
 }
