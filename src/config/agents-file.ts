@@ -131,7 +131,7 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
     const problem = `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`;
     throwProblems([{ path: [], problem, hint: 'start the file with servers:' }], context.subject, context.source);
   }
-  const renamed = keys === 'both' ? fromApiKeys(expanded.value, agentsFileSchema, 'both') : { value: expanded.value, problems: [] };
+  const renamed = fromApiKeys(expanded.value, agentsFileSchema, keys);
   const data = renamed.value as Record<string, unknown>;
   found.push(...renamed.problems);
   if (!matchesShape(data)) found.push(...problemsFromAjv(matchesShape.errors, data, 'snake_case'));
