@@ -112,9 +112,11 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
     const oneOf = oneOfOf(hit);
     if (!noneFits(oneOf) || merged.has(oneOf)) return [];
     merged.add(oneOf);
-    const types = all.filter((other) => other.keyword === 'type' && mistyped.has(other.schemaPath.slice(0, -5)) && oneOfOf(other.schemaPath.slice(0, -5)) === oneOf);
-    const words = types.map((other) => wanted((other.parentSchema ?? {}) as SchemaNode, other.params.type, error.data, style));
-    return [problemOf(path, `must be ${words.join(', or ')}, got ${show(error.data)}`, typeHint(String(path.at(-1)), error.params.type, error.data, (error.parentSchema ?? {}) as SchemaNode, key))];
+    const branch = (other: ErrorObject) => other.schemaPath.slice(0, -5);
+    const types = all.filter((other) => other.keyword === 'type' && mistyped.has(branch(other)) && oneOfOf(branch(other)) === oneOf);
+    // One type error of every branch's type, read as the first branch's.
+    const [first] = types;
+    return first ? (translate({ ...first, params: { type: types.map((other) => other.params.type as string) } }, path, key, style) ?? []) : [];
   });
 }
 
@@ -194,13 +196,13 @@ function unknownKey(parent: readonly PathSegment[], written: string, schema: Sch
   return problemOf(path, problem, `allowed ${schema.title === 'agents file' ? 'sections' : 'keys'}: ${allowed.join(', ')}`);
 }
 
+/** What a value of `expected` type(s) is called: `a list`, `true or false, or an object`; a schema's title "a …" says it better. */
 function wanted(schema: SchemaNode, expected: unknown, value: unknown, style: KeyStyle): string {
-  const types = [expected].flat().map(String);
   if (typeof schema.title === 'string' && /^an? /.test(schema.title)) return schema.title;
-  if (types.includes('object')) return style === 'camelCase' ? 'an object' : 'a mapping (key: value)';
-  if (types.includes('array')) return 'a list';
-  if (types.includes('boolean')) return 'true or false';
-  return types[0] === 'integer' && typeof value === 'number' ? 'a whole number' : types[0] === 'integer' ? 'a number' : `a ${types[0]}`;
+  const word = (type: string) => (type === 'object' ? (style === 'camelCase' ? 'an object' : 'a mapping (key: value)')
+    : type === 'array' ? 'a list' : type === 'boolean' ? 'true or false'
+    : type !== 'integer' ? `a ${type}` : typeof value === 'number' ? 'a whole number' : 'a number');
+  return [expected].flat().map(String).filter((type) => type !== 'null').map(word).join(', or ');
 }
 
 const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\s*$/i;
