@@ -99,8 +99,12 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
   const all = errors ?? [];
   // A value that fits no branch of a `oneOf`: the branches it does not have the type of say nothing,
   // unless no branch has its type; then one problem lists them ("must be true or false, or an object").
-  const branches = (error: ErrorObject) => [...error.schemaPath.matchAll(/\/oneOf\/\d+(?=\/)/g)].map((m) => error.schemaPath.slice(0, m.index + m[0].length));
-  const mistyped = new Set(all.flatMap((error) => (error.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(error.schemaPath) ? [error.schemaPath.slice(0, -5)] : [])));
+  const branches = (error: ErrorObject) =>
+    [...error.schemaPath.matchAll(/\/oneOf\/\d+(?=\/)/g)].map((m) => error.schemaPath.slice(0, m.index + m[0].length));
+  // The branch whose own type an error is about, when it is one.
+  const typed = (error: ErrorObject) =>
+    error.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(error.schemaPath) ? error.schemaPath.slice(0, -'/type'.length) : undefined;
+  const mistyped = new Set(all.map(typed).filter((branch) => branch !== undefined));
   const oneOfOf = (branch: string) => branch.replace(/\/\d+$/, '');
   const noneFits = (oneOf: string) => all.every((error) => branches(error).every((b) => oneOfOf(b) !== oneOf || mistyped.has(b)));
   const merged = new Set<string>();
@@ -112,11 +116,10 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
     const oneOf = oneOfOf(hit);
     if (!noneFits(oneOf) || merged.has(oneOf)) return [];
     merged.add(oneOf);
-    const branch = (other: ErrorObject) => other.schemaPath.slice(0, -5);
-    const types = all.filter((other) => other.keyword === 'type' && mistyped.has(branch(other)) && oneOfOf(branch(other)) === oneOf);
     // One type error of every branch's type, read as the first branch's.
-    const [first] = types;
-    return first ? (translate({ ...first, params: { type: types.map((other) => other.params.type as string) } }, path, key, style) ?? []) : [];
+    const types = all.filter((other) => oneOfOf(typed(other) ?? '') === oneOf);
+    const [first = error] = types;
+    return translate({ ...first, params: { type: types.map((other) => other.params.type) } }, path, key, style) ?? [];
   });
 }
 
@@ -199,9 +202,11 @@ function unknownKey(parent: readonly PathSegment[], written: string, schema: Sch
 /** What a value of `expected` type(s) is called: `a list`, `true or false, or an object`; a schema's title "a …" says it better. */
 function wanted(schema: SchemaNode, expected: unknown, value: unknown, style: KeyStyle): string {
   if (typeof schema.title === 'string' && /^an? /.test(schema.title)) return schema.title;
-  const word = (type: string) => (type === 'object' ? (style === 'camelCase' ? 'an object' : 'a mapping (key: value)')
-    : type === 'array' ? 'a list' : type === 'boolean' ? 'true or false'
-    : type !== 'integer' ? `a ${type}` : typeof value === 'number' ? 'a whole number' : 'a number');
+  const word = (type: string) => {
+    if (type === 'object') return style === 'camelCase' ? 'an object' : 'a mapping (key: value)';
+    if (type === 'integer') return typeof value === 'number' ? 'a whole number' : 'a number';
+    return type === 'array' ? 'a list' : type === 'boolean' ? 'true or false' : `a ${type}`;
+  };
   return [expected].flat().map(String).filter((type) => type !== 'null').map(word).join(', or ');
 }
 
