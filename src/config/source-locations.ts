@@ -30,6 +30,12 @@ export function parseSource(text: string, file = UNNAMED_SOURCE, options: ParseO
 
 type AnyPair = { readonly key: unknown; readonly value: unknown };
 const keyText = (key: unknown): string | undefined => (isScalar(key) ? String(key.value) : typeof key === 'string' || typeof key === 'number' ? String(key) : undefined);
+/** What is under a node: a mapping's pairs by key, a sequence's items by index (an item is its own key). */
+function entriesOf(node: unknown): { segment: PathSegment; key: unknown; value: unknown }[] {
+  if (isSeq(node)) return node.items.map((item, index) => ({ segment: index, key: item, value: item }));
+  const pairs = isMap(node) ? (node.items as AnyPair[]) : [];
+  return pairs.flatMap(({ key, value }) => (keyText(key) === undefined ? [] : [{ segment: keyText(key) as string, key, value }]));
+}
 
 /** A `Locate` over a document parsed with `lineCounter`; paths through aliases (`*anchor`) are followed. */
 export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
@@ -38,11 +44,7 @@ export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
     let node = follow(doc.contents);
     let offset = node?.range?.[0] ?? 0;
     for (const segment of path) {
-      const at = isMap(node)
-        ? (node.items as AnyPair[]).find((item) => keyText(item.key) === String(segment))
-        : isSeq(node) && /^\d+$/.test(String(segment)) && node.items[Number(segment)]
-          ? { key: node.items[Number(segment)], value: node.items[Number(segment)] }
-          : undefined;
+      const at = entriesOf(node).find((entry) => String(entry.segment) === String(segment));
       if (!at) break;
       offset = (at.key as Node | null)?.range?.[0] ?? offset;
       node = follow(at.value);
@@ -59,17 +61,11 @@ function pathAtOffset(doc: Document, offset: number): PathSegment[] {
     return !!range && offset >= range[0] && offset < Math.max(range[2], range[0] + 1);
   };
   for (let node: unknown = doc.contents; ; ) {
-    if (isMap(node)) {
-      const pair = (node.items as AnyPair[]).find((item) => contains(item.key) || contains(item.value));
-      const key = pair ? keyText(pair.key) : undefined;
-      if (!pair || key === undefined) break;
-      path.push(key);
-      if (!contains(pair.value)) break;
-      node = pair.value;
-    } else if (isSeq(node) && node.items.some(contains)) {
-      path.push(node.items.findIndex(contains));
-      node = node.items[path.at(-1) as number];
-    } else break;
+    const entry = entriesOf(node).find(({ key, value }) => contains(key) || contains(value));
+    if (!entry) break;
+    path.push(entry.segment);
+    if (!contains(entry.value)) break;
+    node = entry.value;
   }
   return path;
 }
