@@ -135,16 +135,16 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   const data = renamed.value as Record<string, unknown>;
   found.push(...renamed.problems);
   if (!matchesShape(data)) found.push(...problemsFromAjv(matchesShape.errors, data, 'snake_case'));
+  const entries = isRecord(data.servers) ? data.servers : {};
   const servers: Record<string, ResolvedServerConfig> = {};
-  for (const [name, entry] of Object.entries(isRecord(data.servers) ? data.servers : {})) {
+  for (const [name, entry] of Object.entries(entries)) {
     const { config, problems } = checkNamedServer(name, entry, ['servers', name], 'snake_case');
     found.push(...problems);
     if (!config) continue;
     servers[name] = placeServer(config, context.baseDir);
     if (context.checkCommands) found.push(...commandProblems(name, servers[name], env.PATH ?? process.env.PATH));
   }
-  const serverNames = [...Object.keys(isRecord(data.servers) ? data.servers : {}), ...(context.extraServers ?? [])];
-  found.push(...referenceProblems(data, serverNames, context.baseDir));
+  found.push(...referenceProblems(data, [...Object.keys(entries), ...(context.extraServers ?? [])], context.baseDir));
   // A value that holds an unset variable is not known yet, so nothing said about it counts.
   const unknown = new Set(unset.map((problem) => renderKeyPath(problem.path)));
   const judged = found.filter((problem) => !unknown.has(renderKeyPath(problem.path)));
@@ -184,8 +184,8 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
       if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
       const earlier = firstAt.get(server);
       const again = `lists server "${server}" again (also item ${earlier})`;
-      if (earlier !== undefined) problems.push({ path: serverPath, problem: again, hint: 'merge the two entries into one' });
-      else firstAt.set(server, index);
+      if (earlier === undefined) firstAt.set(server, index);
+      else problems.push({ path: serverPath, problem: again, hint: 'merge the two entries into one' });
       if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
     });
     const folders = strings(config.agent_skills);
