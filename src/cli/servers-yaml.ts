@@ -5,12 +5,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'yaml';
-import { fromApiKeys, isRecord, withDefaults } from '../config/file-keys.js';
+import { fromApiKeys, isRecord, toApiKeys } from '../config/file-keys.js';
 import { type ResolvedServerConfig, serverConfigSchema } from '../config/server-schema.js';
 
 export type ServersSection = Record<string, Record<string, unknown>>;
 
-const DEFAULTS = withDefaults({}, serverConfigSchema) as Record<string, unknown>;
+const DEFAULTS = fromApiKeys(toApiKeys({}, serverConfigSchema, true), serverConfigSchema, 'camelCase').value as Record<string, unknown>;
 /** What of `value` differs from `fallback`: nested records key by key (backoff); undefined when nothing does. */
 const differing = (value: unknown, fallback: unknown): unknown =>
   isRecord(value) && isRecord(fallback) && Object.keys(fallback).length > 0

@@ -6,17 +6,16 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import { type ConfigProblem, ConfigError, messageOf } from '../errors/index.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
 import { toolPatternMatches } from '../registry/tool-filter.js';
 import { AGENTS_FILE_SECTIONS, type ActorConfig, type AgentsConfig, type CapabilityOverrides, type SkillConfig, type SkillServerRef, agentsFileSchema, capabilityOverridesSchema } from './agents-file-schema.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
-import { type SchemaNode, fromApiKeys, isRecord, toApiKeys } from './file-keys.js';
+import { fromApiKeys, isRecord, toApiKeys } from './file-keys.js';
 import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
 import { type ResolvedServerConfig, checkNamedServer } from './server-config.js';
 import { commandProblems, placeServer } from './server-paths.js';
-import { type Locate, UNNAMED_SOURCE, placeProblems, renderKeyPath, yamlLocator, yamlSyntaxProblems } from './source-locations.js';
+import { type Source, parseSource, placeProblems, renderKeyPath, throwProblems, yamlSyntaxProblems } from './source-locations.js';
 import { closest } from './suggest.js';
 
 export type { ActorConfig, AgentsConfig, CapabilityOverrides, SkillConfig, SkillServerRef } from './agents-file-schema.js';
@@ -67,14 +66,12 @@ export function parseAgentsConfig(text: string, options: ParseAgentsConfigOption
 }
 
 function parseChecked(text: string, options: ParseAgentsConfigOptions): CheckedAgentsFile {
-  const file = options.file ?? UNNAMED_SOURCE;
   const subject = options.file === undefined ? 'agents configuration' : `agents file ${options.file}`;
-  const lineCounter = new LineCounter();
   // `merge`: `<<: *defaults`, as Docker Compose files use it.
-  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, keepSourceTokens: true, uniqueKeys: true, prettyErrors: false, merge: true });
-  if (doc.errors.length > 0) throw new ConfigError(yamlSyntaxProblems(doc.errors, doc, lineCounter, file), { subject, details: { file } });
+  const source = parseSource(text, options.file, { uniqueKeys: true, prettyErrors: false, merge: true });
+  if (source.doc.errors.length > 0) throw new ConfigError(yamlSyntaxProblems(source), { subject, details: { file: source.file } });
   const baseDir = options.baseDir ?? (options.file === undefined ? process.cwd() : dirname(resolvePath(options.file)));
-  return build(doc.toJS() as unknown, 'snake_case', { ...options, baseDir, subject, source: { file, locate: yamlLocator(doc, lineCounter) } });
+  return build(source.doc.toJS() as unknown, 'snake_case', { ...options, baseDir, subject, source });
 }
 
 /**
@@ -119,49 +116,46 @@ export function agentsConfigFromObject(input: unknown, options: AgentsConfigOpti
 interface BuildContext extends AgentsConfigOptions {
   readonly baseDir: string;
   readonly subject: string;
-  readonly source?: { readonly file: string; readonly locate: Locate };
+  readonly source?: Source;
   readonly file?: string;
 }
 
 function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContext): CheckedAgentsFile {
-  const fail = (found: readonly FoundProblem[]): never => {
-    const { problems, locations } = placeProblems(found, context.source);
-    throw new ConfigError(problems, { subject: context.subject, details: { ...(context.source ? { file: context.source.file } : {}), locations } });
-  };
   const env = context.env ?? process.env;
   // Top-level `x-` keys hold YAML anchors to merge elsewhere (as in Docker Compose); they are not read.
-  const visible = isRecord(input) ? Object.fromEntries(Object.keys(input).flatMap((key) => (key.startsWith('x-') ? [] : [[key, input[key]]]))) : (input ?? {});
+  const visible = isRecord(input) ? Object.fromEntries(Object.entries(input).filter(([key]) => !key.startsWith('x-'))) : (input ?? {});
   const expanded = resolveEnvReferences(visible, env);
   const unset = context.unsetVariables === 'warn' ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
   const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem));
-  if (!isRecord(expanded.value)) fail([{ path: [], problem: `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`, hint: 'start the file with servers:' }]);
-  const renamed = keys === 'both' ? fromApiKeys(expanded.value, agentsFileSchema, 'both') : { value: expanded.value, problems: [] };
+  if (!isRecord(expanded.value)) {
+    const problem = `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`;
+    throwProblems([{ path: [], problem, hint: 'start the file with servers:' }], context.subject, context.source);
+  }
+  const renamed = fromApiKeys(expanded.value, agentsFileSchema, keys);
   const data = renamed.value as Record<string, unknown>;
   found.push(...renamed.problems);
   if (!matchesShape(data)) found.push(...problemsFromAjv(matchesShape.errors, data, 'snake_case'));
-  const section = (key: string): Record<string, unknown> => (isRecord(data[key]) ? data[key] : {});
+  const entries = isRecord(data.servers) ? data.servers : {};
   const servers: Record<string, ResolvedServerConfig> = {};
-  for (const [name, entry] of Object.entries(section('servers'))) {
-    const result = checkNamedServer(name, entry, ['servers', name], 'snake_case');
-    if (result.config) servers[name] = placeServer(result.config, context.baseDir);
-    found.push(...result.problems);
+  for (const [name, entry] of Object.entries(entries)) {
+    const { config, problems } = checkNamedServer(name, entry, ['servers', name], 'snake_case');
+    found.push(...problems);
+    if (!config) continue;
+    servers[name] = placeServer(config, context.baseDir);
+    if (context.checkCommands) found.push(...commandProblems(name, servers[name], env.PATH ?? process.env.PATH));
   }
-  if (context.checkCommands) {
-    for (const [name, config] of Object.entries(servers)) found.push(...commandProblems(name, config, env.PATH ?? process.env.PATH));
-  }
-  found.push(...referenceProblems(data, [...Object.keys(section('servers')), ...(context.extraServers ?? [])]));
-  found.push(...agentSkillProblems(section('skills'), context.baseDir));
+  found.push(...referenceProblems(data, [...Object.keys(entries), ...(context.extraServers ?? [])], context.baseDir));
   // A value that holds an unset variable is not known yet, so nothing said about it counts.
   const unknown = new Set(unset.map((problem) => renderKeyPath(problem.path)));
   const judged = found.filter((problem) => !unknown.has(renderKeyPath(problem.path)));
-  if (judged.length > 0) fail(judged);
+  if (judged.length > 0) throwProblems(judged, context.subject, context.source);
   const warnings = Object.freeze(placeProblems(unset, context.source).problems);
   return { config: assemble(data, servers, context), warnings };
 }
 
 /** The entries of a record whose values are records (the ones worth checking further). */
 const records = (value: unknown): [string, Record<string, unknown>][] =>
-  isRecord(value) ? Object.keys(value).flatMap((key) => (isRecord(value[key]) ? [[key, value[key]] as [string, Record<string, unknown>]] : [])) : [];
+  Object.entries(isRecord(value) ? value : {}).filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]));
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
 function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', written: string, known: readonly string[]): FoundProblem {
@@ -171,8 +165,8 @@ function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', wri
   return { path, problem: `names ${kind} "${written}", which is not in ${section}`, hint };
 }
 
-/** Names that must exist elsewhere in the file, and skills' overrides (see inclusionProblems). */
-function referenceProblems(data: Record<string, unknown>, serverNames: readonly string[]): FoundProblem[] {
+/** Names that must exist elsewhere in the file, skills' overrides (see inclusionProblems) and Agent Skill folders. */
+function referenceProblems(data: Record<string, unknown>, serverNames: readonly string[], baseDir: string): FoundProblem[] {
   const problems: FoundProblem[] = [];
   const toolOverrides = new Map<string, Record<string, unknown>>();
   for (const [key, entry] of records(data.tools)) {
@@ -189,10 +183,13 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
       const serverPath = typeof ref === 'string' ? at : [...at, 'server'];
       if (!serverNames.includes(server)) problems.push(unknownName(serverPath, 'server', server, serverNames));
       const earlier = firstAt.get(server);
-      if (earlier !== undefined) problems.push({ path: serverPath, problem: `lists server "${server}" again (also item ${earlier})`, hint: 'merge the two entries into one' });
-      else firstAt.set(server, index);
+      const again = `lists server "${server}" again (also item ${earlier})`;
+      if (earlier === undefined) firstAt.set(server, index);
+      else problems.push({ path: serverPath, problem: again, hint: 'merge the two entries into one' });
       if (isRecord(ref)) problems.push(...inclusionProblems(at, server, ref, toolOverrides));
     });
+    const folders = strings(config.agent_skills);
+    folders.forEach((entry, index) => problems.push(...agentSkillProblems(['skills', skill, 'agent_skills', index], entry, baseDir)));
   }
   const skillNames = Object.keys(isRecord(data.skills) ? data.skills : {});
   for (const [actor, config] of records(data.actors)) {
@@ -204,7 +201,12 @@ function referenceProblems(data: Record<string, unknown>, serverNames: readonly 
 }
 
 /** Overrides of a skill's server entry: consistent merged over `tools:` (the schema checks them alone), and only of included tools. */
-function inclusionProblems(at: readonly PathSegment[], server: string, ref: Record<string, unknown>, toolOverrides: ReadonlyMap<string, Record<string, unknown>>): FoundProblem[] {
+function inclusionProblems(
+  at: readonly PathSegment[],
+  server: string,
+  ref: Record<string, unknown>,
+  toolOverrides: ReadonlyMap<string, Record<string, unknown>>,
+): FoundProblem[] {
   const problems: FoundProblem[] = [];
   const include = Array.isArray(ref.include) ? strings(ref.include) : undefined;
   for (const [tool, overrides] of records(ref.overrides)) {
@@ -212,7 +214,8 @@ function inclusionProblems(at: readonly PathSegment[], server: string, ref: Reco
     const base = toolOverrides.get(`${server}/${tool}`);
     const clashes = base && consistent(overrides) && !consistent({ ...base, ...overrides }) ? (consistent.errors ?? []) : [];
     for (const clash of clashes) {
-      const [mine, theirs] = ((clash.parentSchema as { not?: { required?: string[] } }).not?.required ?? []).sort((a) => (Object.hasOwn(overrides, a) ? -1 : 1));
+      const pair = (clash.parentSchema as { not?: { required?: string[] } }).not?.required ?? [];
+      const [mine, theirs] = pair.sort((a) => (Object.hasOwn(overrides, a) ? -1 : 1));
       if (mine === undefined || theirs === undefined || !Object.hasOwn(overrides, mine)) continue;
       problems.push({
         path: [...path, mine],
@@ -223,7 +226,8 @@ function inclusionProblems(at: readonly PathSegment[], server: string, ref: Reco
     if (/[/*?\s]/.test(tool)) continue; // the schema reports the name itself
     const excludedBy = strings(ref.exclude).find((pattern) => toolPatternMatches(pattern, tool));
     if (excludedBy !== undefined) {
-      problems.push({ path, problem: `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`, hint: 'remove the override, or the exclusion' });
+      const problem = `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`;
+      problems.push({ path, problem, hint: 'remove the override, or the exclusion' });
     } else if (include !== undefined && !include.some((pattern) => toolPatternMatches(pattern, tool))) {
       problems.push({ path, problem: `overrides tool "${tool}", which include does not match`, hint: `add "${tool}" to include, or remove the override` });
     }
@@ -242,44 +246,37 @@ export function overridesFor(config: AgentsConfig, server: string, tool: string,
   return { ...config.tools[`${server}/${tool}`]?.overrides, ...(ref?.server === server ? ref.overrides[tool] : undefined) };
 }
 
-/** Agent skill folders must exist and hold a SKILL.md (read elsewhere). */
-function agentSkillProblems(skills: Record<string, unknown>, baseDir: string): FoundProblem[] {
-  const kind = (path: string) => statSync(path, { throwIfNoEntry: false });
-  return records(skills).flatMap(([skill, config]) =>
-    strings(config.agent_skills).flatMap((entry, index) => {
-      const path = ['skills', skill, 'agent_skills', index];
-      const folder = resolvePath(baseDir, entry);
-      const found = kind(folder);
-      if (entry === '' || (found?.isDirectory() && kind(resolvePath(folder, 'SKILL.md'))?.isFile())) return [];
-      if (!found) return [{ path, problem: `${folder} does not exist`, hint: `agent skill paths are relative to ${baseDir}` }];
-      if (!found.isDirectory()) return [{ path, problem: `${folder} is not a folder`, hint: 'name the folder that holds SKILL.md, not a file' }];
-      const hint = kind(resolvePath(folder, 'skill.md'))?.isFile() ? 'rename skill.md to SKILL.md' : 'an Agent Skill folder holds a SKILL.md with its instructions';
-      return [{ path, problem: `${folder} has no SKILL.md`, hint }];
-    }),
-  );
+/** An Agent Skill folder must exist and hold a SKILL.md (read elsewhere). */
+function agentSkillProblems(path: readonly PathSegment[], entry: string, baseDir: string): FoundProblem[] {
+  const kind = (file: string) => statSync(file, { throwIfNoEntry: false });
+  const folder = resolvePath(baseDir, entry);
+  const found = kind(folder);
+  if (entry === '' || (found?.isDirectory() && kind(resolvePath(folder, 'SKILL.md'))?.isFile())) return [];
+  if (!found) return [{ path, problem: `${folder} does not exist`, hint: `agent skill paths are relative to ${baseDir}` }];
+  const notFolder = { path, problem: `${folder} is not a folder`, hint: 'name the folder that holds SKILL.md, not a file' };
+  if (!found.isDirectory()) return [notFolder];
+  const lower = kind(resolvePath(folder, 'skill.md'))?.isFile();
+  const hint = lower ? 'rename skill.md to SKILL.md' : 'an Agent Skill folder holds a SKILL.md with its instructions';
+  return [{ path, problem: `${folder} has no SKILL.md`, hint }];
 }
 
-const sectionSchema = (key: 'tools' | 'skills' | 'actors') => agentsFileSchema.properties[key].additionalProperties as SchemaNode;
-const inclusionSchema = agentsFileSchema.properties.skills.additionalProperties.properties.mcp_servers.items.else;
-
+/** The checked file in the TypeScript shape (see `toApiKeys`): skills and actors named, string server entries expanded, paths absolute. */
 function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
-  const entries = <T>(key: 'tools' | 'skills' | 'actors', shape: (name: string, entry: Record<string, unknown>) => T) =>
-    Object.freeze(Object.fromEntries(records(data[key]).map(([name, entry]) => [
-      name,
-      shape(name, toApiKeys(entry, sectionSchema(key), true) as Record<string, unknown>),
-    ])));
+  const api = toApiKeys(data, agentsFileSchema, true) as Record<string, unknown>;
+  const named = (key: 'skills' | 'actors', more: (entry: Record<string, unknown>) => object = () => ({})) =>
+    Object.freeze(Object.fromEntries(records(api[key]).map(([name, entry]) => [name, Object.freeze({ name, ...entry, ...more(entry) })])));
   const ref = (item: unknown) => (typeof item === 'string' ? toApiKeys({ server: item }, inclusionSchema, true) : item);
   return Object.freeze({
     servers: Object.freeze(servers),
-    tools: entries('tools', (_, entry) => entry as AgentsConfig['tools'][string]),
-    skills: entries('skills', (name, skill) => Object.freeze({
-      name,
-      ...skill,
+    tools: Object.freeze(isRecord(api.tools) ? api.tools : {}) as AgentsConfig['tools'],
+    skills: named('skills', (skill) => ({
       mcpServers: Object.freeze((skill.mcpServers as unknown[]).map(ref)),
       agentSkills: Object.freeze((skill.agentSkills as string[]).map((entry) => resolvePath(context.baseDir, entry))),
-    }) as SkillConfig),
-    actors: entries('actors', (name, actor) => Object.freeze({ name, ...actor }) as ActorConfig),
-    ...(typeof data.default_tenant === 'string' ? { defaultTenant: data.default_tenant } : {}),
+    })) as AgentsConfig['skills'],
+    actors: named('actors') as AgentsConfig['actors'],
+    ...(typeof api.defaultTenant === 'string' ? { defaultTenant: api.defaultTenant } : {}),
     ...(context.file === undefined ? {} : { source: context.file }),
   });
 }
+
+const inclusionSchema = agentsFileSchema.properties.skills.additionalProperties.properties.mcp_servers.items.else;

@@ -20,13 +20,8 @@ export type RuntimePlaceholder = (typeof RUNTIME_PLACEHOLDERS)[number];
 /** The environment references are read from: `process.env`, or a plain object in tests. */
 export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
 
-/** One mistake in one string: what is wrong and what to write instead. */
-export interface EnvReferenceProblem {
-  readonly problem: string;
-  readonly hint: string;
-  /** Set when the problem is only that this variable is not set (validate reports it as a warning). */
-  readonly unset?: string;
-}
+/** One mistake in one string: what is wrong, what to write instead, and in `unset` the variable when it is only not set. */
+export type EnvReferenceProblem = Omit<FoundProblem, 'path' | 'hint'> & { readonly hint: string };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RUNTIME = new Set<string>(RUNTIME_PLACEHOLDERS);
@@ -45,36 +40,37 @@ export function expandEnvReferences(text: string, env: EnvironmentVariables): { 
   const problems: EnvReferenceProblem[] = [];
   const value = text.replace(REFERENCE, (written: string, inner: string | undefined) => {
     if (written === '$${') return '${';
-    if (inner !== undefined) return expandOne(inner, written, env, problems) ?? written;
-    problems.push({ problem: `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`, hint: 'close it with }, or write $${ for a literal ${' });
+    const expanded = expandOne(inner, written, env);
+    if (typeof expanded === 'string') return expanded;
+    problems.push(expanded);
     return written;
   });
   return { value, problems };
 }
 
-/** The value of one `${...}` (without its braces: `inner`), or undefined after recording a problem. */
-function expandOne(inner: string, written: string, env: EnvironmentVariables, problems: EnvReferenceProblem[]): string | undefined {
+/** The value of one `${...}` (`inner`: without its braces; undefined when never closed), or what is wrong with it. */
+function expandOne(inner: string | undefined, written: string, env: EnvironmentVariables): string | EnvReferenceProblem {
+  if (inner === undefined) {
+    const problem = `has an unterminated reference ${JSON.stringify(written.slice(0, 30))} (no closing })`;
+    return { problem, hint: 'close it with }, or write $${ for a literal ${' };
+  }
   const split = inner.indexOf(':-');
   const name = split === -1 ? inner : inner.slice(0, split);
   const fallback = split === -1 ? undefined : inner.slice(split + 2);
-  if (!NAME.test(name)) {
-    problems.push({ problem: `has a malformed reference ${JSON.stringify(written)}`, hint: malformedHint(inner) });
-    return undefined;
-  }
+  if (!NAME.test(name)) return { problem: `has a malformed reference ${JSON.stringify(written)}`, hint: malformedHint(inner) };
   if (RUNTIME.has(name)) {
     if (fallback === undefined) return written;
-    problems.push({ problem: `gives a default to \${${name}}, which the runtime fills in when the server starts`, hint: `write \${${name}} without a default` });
-    return undefined;
+    const problem = `gives a default to \${${name}}, which the runtime fills in when the server starts`;
+    return { problem, hint: `write \${${name}} without a default` };
   }
   if (fallback?.includes('${')) {
-    problems.push({ problem: `nests a reference inside the default of ${JSON.stringify(written)}`, hint: 'nested references are not supported: write the default as plain text' });
-    return undefined;
+    const hint = 'nested references are not supported: write the default as plain text';
+    return { problem: `nests a reference inside the default of ${JSON.stringify(written)}`, hint };
   }
   const value = env[name];
   if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
-  if (value !== undefined) return value;
-  problems.push({ problem: `${name} is not set in the environment`, hint: `export it, or remove the reference (\${${name}:-text} gives a default)`, unset: name });
-  return undefined;
+  const hint = `export it, or remove the reference (\${${name}:-text} gives a default)`;
+  return value ?? { problem: `${name} is not set in the environment`, hint, unset: name };
 }
 
 function malformedHint(inner: string): string {

@@ -4,7 +4,7 @@
  * the schema, so only the schema's own keys are renamed, never user data (env names, skill names).
  */
 
-import type { PathSegment } from './problem-text.js';
+import type { FoundProblem, PathSegment } from './problem-text.js';
 
 export type SchemaNode = Readonly<Record<string, unknown>>;
 
@@ -65,19 +65,13 @@ export function styledPath(path: readonly PathSegment[], schema: SchemaNode, sty
   });
 }
 
-export interface Renamed {
-  readonly value: unknown;
-  /** Keys spelled the wrong way for where they were written. */
-  readonly problems: { path: PathSegment[]; problem: string; hint: string }[];
-}
-
 /**
- * TypeScript input → file keys: camelCase keys of the schema become snake_case; a snake_case key
- * of the schema is refused (`accept: 'camelCase'`) or taken as it is (`'both'`, where writing a key
- * both ways is refused). Keys whose value is `undefined` are left out; only own keys are read.
+ * Input → file keys. `camelCase` (TypeScript): the schema's camelCase keys become snake_case and its
+ * snake_case keys are refused; `both` takes either spelling, but not one key written both ways;
+ * `snake_case` (a file's keys) renames nothing. Keys whose value is `undefined` are left out; only own keys are read.
  */
-export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCase' | 'both', at: readonly PathSegment[] = []): Renamed {
-  const problems: Renamed['problems'] = [];
+export function fromApiKeys(input: unknown, schema: SchemaNode, accept: KeyStyle | 'both'): { value: unknown; problems: FoundProblem[] } {
+  const problems: FoundProblem[] = [];
   const walk = (value: unknown, node: SchemaNode | undefined, path: readonly PathSegment[]): unknown => {
     if (Array.isArray(value)) return value.map((item, index) => walk(item, childOf(node, index).node, [...path, index]));
     if (!isRecord(value)) return value;
@@ -87,7 +81,7 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
       if (value[key] === undefined) continue;
       const snake = toSnakeKey(key);
       const camel = toCamelKey(key);
-      if (snake !== key && Object.hasOwn(properties, snake)) {
+      if (accept !== 'snake_case' && snake !== key && Object.hasOwn(properties, snake)) {
         if (accept === 'both' && Object.hasOwn(value, snake)) {
           problems.push({ path: [...path, key], problem: `repeats "${snake}", which is also given`, hint: `keep only one of "${key}" and "${snake}"` });
         } else entries.push([snake, walk(value[key], properties[snake], [...path, snake])]);
@@ -98,22 +92,20 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: 'camelCa
     // Object.fromEntries defines own properties: a `__proto__` key stays data, for validation to report.
     return Object.fromEntries(entries);
   };
-  return { value: walk(input, schema, at), problems };
+  return { value: walk(input, schema, []), problems };
 }
 
 /** Validated file data → the TypeScript shape: the schema's keys in camelCase, a frozen deep copy; `fill`: with the schema's defaults. */
-export const toApiKeys = (value: unknown, schema: SchemaNode | undefined, fill = false): unknown => convert(value, schema, true, fill);
-/** A copy of validated data with the schema's defaults filled in where a key is missing, at every level. */
-export const withDefaults = (value: unknown, schema: SchemaNode | undefined): unknown => convert(value, schema, false, true);
-
-function convert(value: unknown, schema: SchemaNode | undefined, rename: boolean, fill: boolean): unknown {
-  const done = <T>(copy: T): T => (rename ? Object.freeze(copy) : copy);
-  if (Array.isArray(value)) return done(value.map((item) => convert(item, childOf(schema, 0).node, rename, fill)));
+export function toApiKeys(value: unknown, schema: SchemaNode | undefined, fill = false): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map((item) => toApiKeys(item, childOf(schema, 0).node, fill)));
   if (!isRecord(value)) return value;
-  const name = (key: string, own: boolean) => (rename && own ? toCamelKey(key) : key);
-  const copy = Object.fromEntries(Object.keys(value).map((key) => [name(key, childOf(schema, key).own), convert(value[key], childOf(schema, key).node, rename, fill)]));
+  const copy = Object.fromEntries(Object.keys(value).map((key) => {
+    const child = childOf(schema, key);
+    return [child.own ? toCamelKey(key) : key, toApiKeys(value[key], child.node, fill)];
+  }));
   for (const [key, inner] of fill ? Object.entries(propertiesOf(schema) ?? {}) : []) {
-    if (!Object.hasOwn(value, key) && inner.default !== undefined) copy[name(key, true)] = convert(structuredClone(inner.default), inner, rename, fill);
+    if (Object.hasOwn(value, key) || inner.default === undefined) continue;
+    copy[toCamelKey(key)] = toApiKeys(structuredClone(inner.default), inner, fill);
   }
-  return done(copy);
+  return Object.freeze(copy);
 }

@@ -3,14 +3,13 @@
  * `.mcp.json`, Cursor's and Windsurf's too), read with the same words and positions as `agents.yaml`.
  */
 
-import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors/index.js';
 import { checkNamedServer } from './server-config.js';
 import { isRecord } from './file-keys.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { type FoundProblem, show } from './problem-text.js';
 import type { ResolvedServerConfig, TransportKind } from './server-config.js';
-import { UNNAMED_SOURCE, placeProblems, yamlLocator } from './source-locations.js';
+import { parseSource, throwProblems } from './source-locations.js';
 import { jsonSyntaxError } from './json-syntax.js';
 
 export interface ParseMcpServersJsonOptions {
@@ -36,29 +35,25 @@ const TYPES: Readonly<Record<string, TransportKind>> = { stdio: 'stdio', sse: 's
  * servers.filesystem.transport; // 'stdio'
  */
 export function parseMcpServersJson(text: string, options: ParseMcpServersJsonOptions = {}): Record<string, ResolvedServerConfig> {
-  const file = options.file ?? UNNAMED_SOURCE;
   const subject = options.file === undefined ? 'mcpServers JSON' : `mcpServers file ${options.file}`;
-  const source = text.replace(/^\uFEFF/, '');
-  const lineCounter = new LineCounter();
-  const locate = yamlLocator(parseDocument(source, { lineCounter, keepSourceTokens: true }), lineCounter);
-  const syntax = source.trim() === '' ? { offset: 0, problem: '', hint: 'write { "mcpServers": {} } and add servers to it' } : jsonSyntaxError(source);
+  const source = parseSource(text, options.file);
+  const empty = { offset: 0, problem: '', hint: 'write { "mcpServers": {} } and add servers to it' };
+  const syntax = source.text.trim() === '' ? empty : jsonSyntaxError(source.text);
   if (syntax) {
-    const { line, col } = lineCounter.linePos(syntax.offset);
-    const problem = `${file}:${line}:${col}: ${syntax.problem === '' ? 'is empty' : `is not valid JSON: ${syntax.problem}`}`;
-    throw new ConfigError([{ path: '', problem, hint: syntax.hint }], { subject, details: { file } });
+    const { line, col } = source.lineCounter.linePos(syntax.offset);
+    const problem = `${source.file}:${line}:${col}: ${syntax.problem === '' ? 'is empty' : `is not valid JSON: ${syntax.problem}`}`;
+    throw new ConfigError([{ path: '', problem, hint: syntax.hint }], { subject, details: { file: source.file } });
   }
-  const data = JSON.parse(source) as unknown;
-  const found: FoundProblem[] = [];
+  const data = JSON.parse(source.text) as unknown;
+  const entries = isRecord(data) && isRecord(data.mcpServers) ? data.mcpServers : undefined;
+  const found: FoundProblem[] = entries ? [] : [topLevelProblem(data)];
   const servers: Record<string, ResolvedServerConfig> = {};
-  if (!isRecord(data) || !isRecord(data.mcpServers)) found.push(topLevelProblem(data));
-  for (const [name, entry] of Object.entries(isRecord(data) && isRecord(data.mcpServers) ? data.mcpServers : {})) {
+  for (const [name, entry] of Object.entries(entries ?? {})) {
     const result = importServer(name, entry, options.env ?? process.env);
     if (result.config) servers[name] = result.config;
     found.push(...result.problems);
   }
-  if (found.length === 0) return Object.freeze(servers);
-  const { problems, locations } = placeProblems(found, { file, locate });
-  throw new ConfigError(problems, { subject, details: { file, locations } });
+  return found.length === 0 ? Object.freeze(servers) : throwProblems(found, subject, source);
 }
 
 function topLevelProblem(data: unknown): FoundProblem {

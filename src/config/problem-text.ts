@@ -99,8 +99,12 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
   const all = errors ?? [];
   // A value that fits no branch of a `oneOf`: the branches it does not have the type of say nothing,
   // unless no branch has its type; then one problem lists them ("must be true or false, or an object").
-  const branches = (error: ErrorObject) => [...error.schemaPath.matchAll(/\/oneOf\/\d+(?=\/)/g)].map((m) => error.schemaPath.slice(0, m.index + m[0].length));
-  const mistyped = new Set(all.flatMap((error) => (error.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(error.schemaPath) ? [error.schemaPath.slice(0, -5)] : [])));
+  const branches = (error: ErrorObject) =>
+    [...error.schemaPath.matchAll(/\/oneOf\/\d+(?=\/)/g)].map((m) => error.schemaPath.slice(0, m.index + m[0].length));
+  // The branch whose own type an error is about, when it is one.
+  const typed = (error: ErrorObject) =>
+    error.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(error.schemaPath) ? error.schemaPath.slice(0, -'/type'.length) : undefined;
+  const mistyped = new Set(all.map(typed).filter((branch) => branch !== undefined));
   const oneOfOf = (branch: string) => branch.replace(/\/\d+$/, '');
   const noneFits = (oneOf: string) => all.every((error) => branches(error).every((b) => oneOfOf(b) !== oneOf || mistyped.has(b)));
   const merged = new Set<string>();
@@ -112,9 +116,10 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
     const oneOf = oneOfOf(hit);
     if (!noneFits(oneOf) || merged.has(oneOf)) return [];
     merged.add(oneOf);
-    const types = all.filter((other) => other.keyword === 'type' && mistyped.has(other.schemaPath.slice(0, -5)) && oneOfOf(other.schemaPath.slice(0, -5)) === oneOf);
-    const words = types.map((other) => wanted((other.parentSchema ?? {}) as SchemaNode, other.params.type, error.data, style));
-    return [problemOf(path, `must be ${words.join(', or ')}, got ${show(error.data)}`, typeHint(String(path.at(-1)), error.params.type, error.data, (error.parentSchema ?? {}) as SchemaNode, key))];
+    // One type error of every branch's type, read as the first branch's.
+    const types = all.filter((other) => oneOfOf(typed(other) ?? '') === oneOf);
+    const [first = error] = types;
+    return translate({ ...first, params: { type: types.map((other) => other.params.type) } }, path, key, style) ?? [];
   });
 }
 
@@ -194,13 +199,15 @@ function unknownKey(parent: readonly PathSegment[], written: string, schema: Sch
   return problemOf(path, problem, `allowed ${schema.title === 'agents file' ? 'sections' : 'keys'}: ${allowed.join(', ')}`);
 }
 
+/** What a value of `expected` type(s) is called: `a list`, `true or false, or an object`; a schema's title "a …" says it better. */
 function wanted(schema: SchemaNode, expected: unknown, value: unknown, style: KeyStyle): string {
-  const types = [expected].flat().map(String);
   if (typeof schema.title === 'string' && /^an? /.test(schema.title)) return schema.title;
-  if (types.includes('object')) return style === 'camelCase' ? 'an object' : 'a mapping (key: value)';
-  if (types.includes('array')) return 'a list';
-  if (types.includes('boolean')) return 'true or false';
-  return types[0] === 'integer' && typeof value === 'number' ? 'a whole number' : types[0] === 'integer' ? 'a number' : `a ${types[0]}`;
+  const word = (type: string) => {
+    if (type === 'object') return style === 'camelCase' ? 'an object' : 'a mapping (key: value)';
+    if (type === 'integer') return typeof value === 'number' ? 'a whole number' : 'a number';
+    return type === 'array' ? 'a list' : type === 'boolean' ? 'true or false' : `a ${type}`;
+  };
+  return [expected].flat().map(String).filter((type) => type !== 'null').map(word).join(', or ');
 }
 
 const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\s*$/i;

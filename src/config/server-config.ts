@@ -62,8 +62,7 @@ const EXAMPLE_HINT = 'write { name: "everything", command: "npx", args: ["-y", "
 
 /** One entry, checked and resolved. Problems' paths are spelled as in the input (`style`), under `at`. */
 export function checkServer(input: Record<string, unknown>, style: KeyStyle, at: readonly PathSegment[] = []): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
-  const own = Object.fromEntries(Object.keys(input).flatMap((key) => (input[key] === undefined ? [] : [[key, input[key]]])));
-  const renamed = style === 'camelCase' ? fromApiKeys(own, serverConfigSchema, 'camelCase') : { value: own, problems: [] };
+  const renamed = fromApiKeys(input, serverConfigSchema, style);
   const data = renamed.value as Record<string, unknown>;
   const found = matchesSchema(data) ? [] : problemsFromAjv(matchesSchema.errors, data, style);
   found.push(...crossKeyProblems(data, style));

@@ -17,8 +17,6 @@ export type RestartPolicy = (typeof RESTART_POLICIES)[number];
 export const SERVER_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
 /** The longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
-/** The smallest `max_message_bytes` (1 KiB): a floor that catches `16` written for 16 MiB. */
-export const MIN_MESSAGE_BYTES = 1024;
 
 const timer = (fallback: number, description: string, minimum = 0) =>
   ({ type: 'integer', minimum, maximum: MAX_TIMER_MS, default: fallback, description }) as const;
@@ -98,7 +96,7 @@ export const serverConfigSchema = {
     ping_interval_ms: timer(0, 'Ping the running server this often. Write 0 to turn pinging off.'),
     max_message_bytes: {
       type: 'integer',
-      minimum: MIN_MESSAGE_BYTES,
+      minimum: 1024, // 1 KiB: a floor that catches `16` written for 16 MiB
       default: 16 * 1024 * 1024,
       description: 'stdio: a longer message closes the connection. Write a size in bytes such as 16777216 (16 MiB, the default).',
     },
@@ -109,8 +107,7 @@ export const serverConfigSchema = {
   },
 } as const;
 
-export type ServerConfigSchema = typeof serverConfigSchema;
-type Properties = ServerConfigSchema['properties'];
+type Properties = (typeof serverConfigSchema)['properties'];
 type BackoffProperties = Properties['backoff']['properties'];
 
 /** What a host writes for one server (camelCase keys; see `serverConfigSchema` for each). Only `name` and an endpoint are required. */

@@ -1,7 +1,8 @@
 /** Where a key path is in its text (`agents.yaml:12:5`), through the `yaml` library's document positions; JSON too. */
 
-import { type Document, type LineCounter, type Node, type YAMLError, isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { ConfigProblem } from '../errors/index.js';
+import type { Document, DocumentOptions, Node, ParseOptions, SchemaOptions } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { type ConfigProblem, ConfigError } from '../errors/index.js';
 import type { FoundProblem, PathSegment } from './problem-text.js';
 
 /** A position in a text, both counted from 1, as editors and compilers print them. */
@@ -16,8 +17,25 @@ export interface ProblemLocation extends SourcePosition { readonly path: string;
 /** What a text without a file name is called in positions: `<input>:3:5`. */
 export const UNNAMED_SOURCE = '<input>';
 
+/** A text parsed by the `yaml` library (JSON too): its document, and what finds a key path in it. */
+export type Source = ReturnType<typeof parseSource>;
+
+/** Parses `text` (named `file`, else `<input>`; its byte order mark dropped), keeping the positions of its keys. */
+export function parseSource(text: string, file = UNNAMED_SOURCE, options: ParseOptions & DocumentOptions & SchemaOptions = {}) {
+  const lineCounter = new LineCounter();
+  const bare = text.replace(/^\uFEFF/, '');
+  const doc = parseDocument(bare, { ...options, lineCounter, keepSourceTokens: true });
+  return { file, text: bare, doc: doc as Document, lineCounter, locate: yamlLocator(doc, lineCounter) };
+}
+
 type AnyPair = { readonly key: unknown; readonly value: unknown };
 const keyText = (key: unknown): string | undefined => (isScalar(key) ? String(key.value) : typeof key === 'string' || typeof key === 'number' ? String(key) : undefined);
+/** What is under a node: a mapping's pairs by key, a sequence's items by index (an item is its own key). */
+function entriesOf(node: unknown): { segment: PathSegment; key: unknown; value: unknown }[] {
+  if (isSeq(node)) return node.items.map((item, index) => ({ segment: index, key: item, value: item }));
+  const pairs = isMap(node) ? (node.items as AnyPair[]) : [];
+  return pairs.flatMap(({ key, value }) => (keyText(key) === undefined ? [] : [{ segment: keyText(key) as string, key, value }]));
+}
 
 /** A `Locate` over a document parsed with `lineCounter`; paths through aliases (`*anchor`) are followed. */
 export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
@@ -26,11 +44,7 @@ export function yamlLocator(doc: Document, lineCounter: LineCounter): Locate {
     let node = follow(doc.contents);
     let offset = node?.range?.[0] ?? 0;
     for (const segment of path) {
-      const at = isMap(node)
-        ? (node.items as AnyPair[]).find((item) => keyText(item.key) === String(segment))
-        : isSeq(node) && /^\d+$/.test(String(segment)) && node.items[Number(segment)]
-          ? { key: node.items[Number(segment)], value: node.items[Number(segment)] }
-          : undefined;
+      const at = entriesOf(node).find((entry) => String(entry.segment) === String(segment));
       if (!at) break;
       offset = (at.key as Node | null)?.range?.[0] ?? offset;
       node = follow(at.value);
@@ -47,17 +61,11 @@ function pathAtOffset(doc: Document, offset: number): PathSegment[] {
     return !!range && offset >= range[0] && offset < Math.max(range[2], range[0] + 1);
   };
   for (let node: unknown = doc.contents; ; ) {
-    if (isMap(node)) {
-      const pair = (node.items as AnyPair[]).find((item) => contains(item.key) || contains(item.value));
-      const key = pair ? keyText(pair.key) : undefined;
-      if (!pair || key === undefined) break;
-      path.push(key);
-      if (!contains(pair.value)) break;
-      node = pair.value;
-    } else if (isSeq(node) && node.items.some(contains)) {
-      path.push(node.items.findIndex(contains));
-      node = node.items[path.at(-1) as number];
-    } else break;
+    const entry = entriesOf(node).find(({ key, value }) => contains(key) || contains(value));
+    if (!entry) break;
+    path.push(entry.segment);
+    if (!contains(entry.value)) break;
+    node = entry.value;
   }
   return path;
 }
@@ -76,8 +84,8 @@ const SYNTAX_HINTS: Readonly<Record<string, string>> = {
 };
 
 /** The parser's errors as problems, `file:line:col: <the parser's words>` with a hint, at the innermost key around them. */
-export function yamlSyntaxProblems(errors: readonly YAMLError[], doc: Document, lineCounter: LineCounter, file: string): ConfigProblem[] {
-  return errors.map((error) => {
+export function yamlSyntaxProblems({ doc, lineCounter, file }: Source): ConfigProblem[] {
+  return doc.errors.map((error) => {
     const { line, col } = lineCounter.linePos(error.pos[0]);
     const words = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '').trim();
     const problem = error.code === 'DUPLICATE_KEY' ? 'is written twice (YAML map keys must be unique)' : `is not valid YAML: ${words}`;
@@ -111,4 +119,10 @@ export function placeProblems(found: readonly FoundProblem[], source?: { readonl
   }) as { problem: ConfigProblem; location?: ProblemLocation }[];
   placed.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0));
   return { problems: placed.map((entry) => entry.problem), locations: placed.flatMap((entry) => (entry.location ? [entry.location] : [])) };
+}
+
+/** Throws the `ConfigError` of `found`, placed in `source` when there is one. */
+export function throwProblems(found: readonly FoundProblem[], subject: string, source?: Pick<Source, 'file' | 'locate'>): never {
+  const { problems, locations } = placeProblems(found, source);
+  throw new ConfigError(problems, { subject, details: { ...(source ? { file: source.file } : {}), locations } });
 }

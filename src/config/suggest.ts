@@ -21,20 +21,14 @@ export function editDistance(a: string, b: string): number {
 
 /** What a person most likely meant by `word`: equal ignoring case, or within two edits (one for words of three letters or fewer, so `id` does not suggest `cwd`). */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
-  const lower = word.toLowerCase();
-  const sameIgnoringCase = candidates.find((candidate) => candidate.toLowerCase() === lower);
-  if (sameIgnoringCase !== undefined) return sameIgnoringCase;
   const limit = word.length <= 3 ? 1 : 2;
-  let best: string | undefined;
-  let bestDistance = limit + 1;
+  let best: { candidate?: string; distance: number } = { distance: limit + 1 };
   for (const candidate of candidates) {
-    const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
+    // Equal ignoring case is 0 edits: nothing is nearer.
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance < best.distance) best = { candidate, distance };
   }
-  return best;
+  return best.candidate;
 }
 
 /** `"a", "b" or "c"` — for messages that list the allowed words. */

@@ -400,6 +400,13 @@ describe('validateServerConfig against prototype pollution', () => {
     expect(problemsOf(input, { keyStyle: 'snake_case' }).map((p) => p.path)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it('reports a value without a prototype in either key style (a file entry once threw a TypeError here)', () => {
+    const input = { name: 'x', command: 'c', args: Object.create(null) as object };
+    for (const keyStyle of ['camelCase', 'snake_case'] as const) {
+      expect(problemsOf(input, { keyStyle })).toEqual([{ path: 'args', problem: 'must be a list, got an object' }]);
+    }
+  });
 });
 
 describe('deadlines', () => {
