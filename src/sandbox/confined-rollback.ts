@@ -10,8 +10,9 @@
  * (`confined-rollback.mjs`) under bwrap: the whole host read-only, only the tree and the store
  * writable, no network. An escape through a swapped link fails there with EROFS, a concurrent
  * change, and the rollback runs again. The worker starts at the store's first rollback (one bwrap
- * and one Node start, about 0.1-0.2 s) and lives until the store is disposed; it is killed with its
- * host (bwrap's --die-with-parent, and the reaper, which tracks its group).
+ * and one Node start, about 0.1-0.2 s), ends after 30 s without one (an idle Node costs tens of MB)
+ * or when the store is disposed, and is killed with its host (bwrap's --die-with-parent, and the
+ * reaper, which tracks its group). It gets only the environment git needs, never the host's secrets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -21,6 +22,8 @@ import { trackGroup, untrackGroup } from '../actors/process-groups.js';
 /** Where rollbacks are confined: the `bwrap` found by the confinement probe. */
 export interface RollbackConfinement {
   readonly bwrap: string;
+  /** How long the worker waits for the next rollback before it ends. Default 30 s. */
+  readonly idleMs?: number;
 }
 
 /** The worker's answer: done, or why not (its error's message, codes and details). */
@@ -29,6 +32,9 @@ export type ConfinedRollbackResult =
   | { readonly ok: false; readonly message: string; readonly codes: readonly string[]; readonly details?: Readonly<Record<string, unknown>> };
 
 const SCRIPT = fileURLToPath(new URL('./confined-rollback.mjs', import.meta.url));
+const IDLE_MS = 30_000;
+/** What the worker's git and Node need of the host's environment (git's own is set by the store). */
+const PASSED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ'];
 
 /** bwrap's options for the worker's box: everything read-only but `root` and `storeDir`, no network. Pure. */
 export function rollbackBoxArgs(root: string, storeDir: string): string[] {
@@ -60,6 +66,7 @@ export class ConfinedRollbackWorker {
   #child: ChildProcess | undefined;
   #waiting: ((line: string | Error) => void)[] = [];
   #tail = '';
+  #idle: NodeJS.Timeout | undefined;
 
   constructor(confinement: RollbackConfinement, root: string, storeDir: string) {
     this.#confinement = confinement;
@@ -68,6 +75,7 @@ export class ConfinedRollbackWorker {
   }
 
   async finish(): Promise<ConfinedRollbackResult> {
+    clearTimeout(this.#idle);
     const child = this.#child ?? (await this.#start());
     const answer = this.#next();
     child.stdin?.write('rollback\n');
@@ -78,6 +86,7 @@ export class ConfinedRollbackWorker {
       line = await answer;
     } finally {
       holdLoop(child, false);
+      this.#idle = setTimeout(() => this.close(), this.#confinement.idleMs ?? IDLE_MS).unref();
     }
     try {
       return JSON.parse(line) as ConfinedRollbackResult;
@@ -88,6 +97,7 @@ export class ConfinedRollbackWorker {
 
   /** Ends the worker (its stdin, then its group). */
   close(): void {
+    clearTimeout(this.#idle);
     const child = this.#child;
     this.#child = undefined;
     if (!child) return;
@@ -111,7 +121,7 @@ export class ConfinedRollbackWorker {
     const child = spawn(this.#confinement.bwrap, confinedRollbackArgs(this.#root, this.#storeDir), {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
-      env: process.env,
+      env: Object.fromEntries(PASSED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]]))),
     });
     this.#child = child;
     const pid = child.pid;

@@ -1,6 +1,7 @@
 /**
  * Rollbacks in bubblewrap (`confineRollback`): they restore exactly what an unconfined rollback
- * restores, one worker serves a store until it is disposed, a worker that died is started again,
+ * restores, one worker serves a store until it is disposed or idle, a worker that died is started again,
+ * it gets none of the host's secrets,
  * and a directory flipped to a link to an outside folder while rollbacks run never costs that
  * folder a file. (That an unconfined checkout can lose one is shown in `npm run test:confine`.)
  */
@@ -31,9 +32,9 @@ function tempDir(): string {
   return dir;
 }
 
-async function confinedStore(root: string): Promise<CheckpointStore> {
+async function confinedStore(root: string, idleMs?: number): Promise<CheckpointStore> {
   requireBwrap();
-  const store = await CheckpointStore.open({ root, confineRollback: { bwrap: findBwrap(process.env.PATH)! } });
+  const store = await CheckpointStore.open({ root, confineRollback: { bwrap: findBwrap(process.env.PATH)!, ...(idleMs === undefined ? {} : { idleMs }) } });
   stores.push(store);
   return store;
 }
@@ -113,9 +114,16 @@ describe('rollbacks confined in bubblewrap', () => {
     const before = await store.checkpoint('before');
     expect(workerPids(root)).toEqual([]); // started at the first rollback, not before
     mess(root);
-    await store.rollback(before.id);
+    process.env.MCP_ACTORS_TEST_SECRET = 'sk-live-do-not-pass';
+    try {
+      await store.rollback(before.id);
+    } finally {
+      delete process.env.MCP_ACTORS_TEST_SECRET;
+    }
     const first = workerPids(root);
     expect(first.length).toBeGreaterThan(0);
+    // The worker gets what git needs of the environment, not the host's secrets.
+    for (const pid of first) expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).not.toContain('sk-live-do-not-pass');
     mess(root);
     await store.rollback(before.id);
     expect(workerPids(root)).toEqual(first);
@@ -127,6 +135,20 @@ describe('rollbacks confined in bubblewrap', () => {
     expect(workerPids(root).length).toBeGreaterThan(0);
     await store.dispose();
     await until(() => workerPids(root).length === 0, 'the worker is gone after dispose');
+  });
+
+  it('an idle worker ends, and the next rollback starts one again', async () => {
+    const root = tempDir();
+    makeTree(root);
+    const store = await confinedStore(root, 300);
+    const before = await store.checkpoint('before');
+    mess(root);
+    await store.rollback(before.id);
+    expect(workerPids(root).length).toBeGreaterThan(0);
+    await until(() => workerPids(root).length === 0, 'the idle worker has ended');
+    mess(root);
+    await store.rollback(before.id);
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('one\n');
   });
 
   it('a directory flipping to a link to an outside folder while rollbacks run costs that folder nothing', async () => {
