@@ -60,6 +60,7 @@ export { Sandbox, type SandboxOptions, type SandboxKind, type ChangedFile, type 
 export { SandboxWorkspace } from './sandbox/sandbox-workspace.js';
 export { SandboxPathRewriter, type SandboxPathRewriterConfig } from './sandbox/path-rewriter.js';
 export { CheckpointStore, type Checkpoint, type CheckpointStoreOptions } from './sandbox/checkpoint-store.js';
+export type { RollbackConfinement } from './sandbox/confined-rollback.js';
 export { ReadersWriterLock, type LockMode } from './sandbox/readers-writer-lock.js';
 export { toolCallMachine, type ToolCallContext, type ToolCallEvent } from './machines/tool-call-machine.js';
 export type { CallOutcome, CallStatus, FileChange, ToolCallInput, Authorization } from './tool-call/tool-call-io.js';

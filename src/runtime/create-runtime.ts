@@ -21,7 +21,8 @@ import { RUNTIME_LABEL, actorLabel } from '../inspector/actor-labels.js';
 import { inspectServerOptions, isInspectionObserver, openInspector, type InspectSetting } from '../inspector/open-inspector.js';
 import { Redactor, type ArgumentRedaction } from '../redaction/redactor.js';
 import { Sandbox, type LeftSandbox } from '../sandbox/sandbox.js';
-import { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
+import { SandboxWorkspace, type WorkspaceRoots } from '../sandbox/sandbox-workspace.js';
+import { probeConfinement } from '../actors/confinement/probe.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
@@ -440,7 +441,7 @@ class RuntimeImpl implements Runtime {
       return existing;
     }
     const entry: SandboxEntry = {
-      workspace: SandboxWorkspace.open(sandbox),
+      workspace: SandboxWorkspace.open(withConfinedRollbacks(sandbox)),
       id: createHash('sha256').update(sandbox.root).digest('hex').slice(0, 8),
       refs: 1,
     };
@@ -480,4 +481,14 @@ class RuntimeImpl implements Runtime {
       throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `${what} after shutdown(); create a new runtime`);
     }
   }
+}
+
+/**
+ * A sandbox's roots, with its rollbacks confined wherever bubblewrap works here: a server that
+ * swaps a directory for a symlink while a rollback runs cannot make it delete outside the sandbox.
+ */
+function withConfinedRollbacks(sandbox: Sandbox): WorkspaceRoots {
+  const probe = probeConfinement(process.env.PATH);
+  if (!probe.available) return sandbox;
+  return { root: sandbox.root, logicalRoot: sandbox.logicalRoot, checkpointsDir: sandbox.checkpointsDir, confineRollback: { bwrap: probe.bwrap } };
 }

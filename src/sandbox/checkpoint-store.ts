@@ -36,6 +36,7 @@ import {
   type StoreFile,
   type StoredCheckpoint,
 } from './checkpoint-store-dir.js';
+import { ConfinedRollbackWorker, type RollbackConfinement } from './confined-rollback.js';
 import { createGit, splitNul, type Git } from './git.js';
 import { clearLeftoverGit } from './git-leftovers.js';
 import {
@@ -88,6 +89,13 @@ export interface CheckpointStoreOptions {
    * or a store of the same root, which is then reopened.
    */
   readonly storeDir?: string;
+  /**
+   * Run each rollback in bubblewrap, with only `root` and the store writable (see
+   * `confined-rollback.ts`): a process that swaps a directory for a symlink while the rollback runs
+   * cannot make it delete or write outside `root`. The runtime sets it wherever the confinement
+   * probe succeeds. Steps then run in that process: `onRollbackStep` is not called.
+   */
+  readonly confineRollback?: RollbackConfinement;
   /** Test seam: called after each rollback step; a throw leaves the rollback half-done, as a crash would. */
   readonly onRollbackStep?: (step: RollbackStep) => void | Promise<void>;
   /** Test and metrics seam: called after each snapshot with how it read the tree. */
@@ -143,10 +151,11 @@ const ROLLBACK_RETRIES = 20;
 const ROLLBACK_PAUSE_MS = 5;
 /** How often a snapshot that met a concurrent change of the tree is taken again. */
 const SNAPSHOT_RETRIES = 3;
-const CONCURRENT_CHANGE_CODES = ['EEXIST', 'ENOENT', 'ENOTEMPTY', 'ENOTDIR', 'EISDIR'];
+// EROFS: in a confined rollback, a path that a swapped-in symlink led out of the tree.
+const CONCURRENT_CHANGE_CODES = ['EEXIST', 'ENOENT', 'ENOTEMPTY', 'ENOTDIR', 'EISDIR', 'EROFS'];
 
 /** What git says when an entry changed between our walk and its look (a directory now a link, a link gone). */
-const GIT_SAW_A_CHANGE = /Unable to process path|unable to create symlink|is a directory - add files inside|readlink\(|File exists|No such file or directory|Not a directory/;
+const GIT_SAW_A_CHANGE = /Unable to process path|unable to create symlink|is a directory - add files inside|readlink\(|File exists|No such file or directory|Not a directory|Read-only file system/;
 
 /**
  * A snapshot or rollback failure caused by the tree changing under it: an fs error code (here or as
@@ -188,6 +197,8 @@ export class CheckpointStore {
   readonly #git: Git;
   readonly #onRollbackStep: CheckpointStoreOptions['onRollbackStep'];
   readonly #onSnapshot: CheckpointStoreOptions['onSnapshot'];
+  readonly #confinement: RollbackConfinement | undefined;
+  #worker: ConfinedRollbackWorker | undefined;
   readonly #manifests = new Map<string, TreeManifest>();
   #checkpoints: StoredCheckpoint[];
   #nextNumber: number;
@@ -203,6 +214,7 @@ export class CheckpointStore {
     this.#git = createGit(locationOf(root, storeDir));
     this.#onRollbackStep = options.onRollbackStep;
     this.#onSnapshot = options.onSnapshot;
+    this.#confinement = options.confineRollback;
     this.#checkpoints = [...file.checkpoints];
     this.#nextNumber = file.nextNumber;
   }
@@ -252,20 +264,45 @@ export class CheckpointStore {
   /** Restores `root` exactly as it was at checkpoint `id`; later checkpoints are kept. */
   rollback(id: string): Promise<void> {
     return this.#exclusive('rollback', async () => {
-      const target = this.#find(id);
-      // A process outside the call (an attacker flipping a directory, an editor saving) can change
-      // an entry between a step's look and its write; the journal makes a rollback restartable, so
-      // it is run again from the start, a few times, before the failure is reported.
-      for (let attempt = 0; ; attempt += 1) {
-        try {
-          await this.#rollbackTo(target);
-          return;
-        } catch (error) {
-          if (attempt >= ROLLBACK_RETRIES || !isConcurrentChange(error)) throw error;
-          await new Promise<void>((resolve) => setTimeout(resolve, ROLLBACK_PAUSE_MS * 2 ** Math.min(attempt, 5)));
-        }
-      }
+      await this.#restore(this.#find(id));
     });
+  }
+
+  /** A rollback to `target`, here or confined; one that met a concurrent change is run again. */
+  async #restore(target: StoredCheckpoint): Promise<void> {
+    // The confined process opens this store, which finishes the journaled rollback with the retries below.
+    if (this.#confinement) return this.#rollbackConfined(target, this.#confinement);
+    // A process outside the call (an attacker flipping a directory, an editor saving) can change
+    // an entry between a step's look and its write; the journal makes a rollback restartable, so
+    // it is run again from the start, a few times, before the failure is reported.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.#rollbackTo(target);
+        return;
+      } catch (error) {
+        if (attempt >= ROLLBACK_RETRIES || !isConcurrentChange(error)) throw error;
+        await new Promise<void>((resolve) => setTimeout(resolve, ROLLBACK_PAUSE_MS * 2 ** Math.min(attempt, 5)));
+      }
+    }
+  }
+
+  async #rollbackConfined(target: StoredCheckpoint, confinement: RollbackConfinement): Promise<void> {
+    await this.#writeJournal(target);
+    // The confined process rewrites the tree and the index: nothing this one knew of them holds.
+    this.#cache = undefined;
+    this.#worker ??= new ConfinedRollbackWorker(confinement, this.root, this.storeDir);
+    const result = await this.#worker.finish();
+    if (!result.ok) {
+      throw new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `${result.message} (the rollback ran confined, in bubblewrap)`, {
+        details: { ...result.details, id: target.id, confined: true, codes: result.codes },
+      });
+    }
+    this.#pendingRollback = false;
+  }
+
+  async #writeJournal(target: StoredCheckpoint): Promise<void> {
+    await writeAtomically(join(this.storeDir, JOURNAL_FILE), JSON.stringify({ target: target.id, startedAt: Date.now() }));
+    this.#pendingRollback = true;
   }
 
   /** Finishes a rollback that was interrupted (by a crash or a failed step); false if none was. */
@@ -300,6 +337,7 @@ export class CheckpointStore {
   dispose(): Promise<void> {
     this.#disposal ??= this.#exclusive('dispose', async () => {
       this.#disposed = true;
+      this.#worker?.close();
       this.#checkpoints = [];
       await rm(this.storeDir, { recursive: true, force: true });
     });
@@ -415,8 +453,7 @@ export class CheckpointStore {
       await this.#onRollbackStep?.(finished);
     };
     try {
-      await writeAtomically(join(this.storeDir, JOURNAL_FILE), JSON.stringify({ target: target.id, startedAt: Date.now() }));
-      this.#pendingRollback = true;
+      await this.#writeJournal(target);
       await done(RollbackStep.JOURNAL);
       const now = await this.#snapshot();
       await done(RollbackStep.SNAPSHOT);
@@ -462,7 +499,7 @@ export class CheckpointStore {
       return false;
     }
     await rm(join(this.storeDir, 'index.lock'), { force: true });
-    await this.#rollbackTo(this.#find(String(journal.target)));
+    await this.#restore(this.#find(String(journal.target)));
     return true;
   }
 

@@ -19,6 +19,7 @@
  * watcher names is looked at for a link resolving outside the sandbox, so a link made and removed
  * again within the call still fails it with SANDBOX_ESCAPE (best effort: see `escape-links.ts`).
  */
+import type { RollbackConfinement } from './confined-rollback.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CommitReport, FileChange, RollbackReport } from '../tool-call/tool-call-io.js';
@@ -38,6 +39,8 @@ export interface WorkspaceRoots {
   readonly logicalRoot: string;
   /** Where to keep the checkpoints (a sandbox's own `checkpointsDir`, which survives a crash); default a temp dir. */
   readonly checkpointsDir?: string;
+  /** Run rollbacks in bubblewrap, where they cannot reach outside the root (see `confined-rollback.ts`). */
+  readonly confineRollback?: RollbackConfinement;
 }
 
 export class SandboxWorkspace implements AsyncDisposable {
@@ -156,7 +159,11 @@ export class SandboxWorkspace implements AsyncDisposable {
    */
   static async open(roots: WorkspaceRoots): Promise<SandboxWorkspace> {
     // Reopening a sandbox's own store also finishes a rollback a crash interrupted.
-    const checkpoints = await CheckpointStore.open({ root: roots.root, ...(roots.checkpointsDir ? { storeDir: roots.checkpointsDir } : {}) });
+    const checkpoints = await CheckpointStore.open({
+      root: roots.root,
+      ...(roots.checkpointsDir ? { storeDir: roots.checkpointsDir } : {}),
+      ...(roots.confineRollback ? { confineRollback: roots.confineRollback } : {}),
+    });
     const workspace: { current?: SandboxWorkspace } = {};
     // Watching starts before the baseline, so no change after the baseline's walk goes unreported.
     let watcher: TreeWatcher | undefined;

@@ -22,6 +22,7 @@ describe('the link races, confined', () => {
         expect(summary.confinement).toEqual({ confined: true, state: 'confined' });
         expect(summary.calls).toBe(WRITES);
         expect(summary.outside).toEqual([]);
+        expect(summary.lost).toEqual([]);
         expect(summary.mismatches).toEqual([]);
       }, LONG);
     }

@@ -34,6 +34,10 @@ const outside = join(work, 'outside');
 const stops = join(work, 'stops');
 for (const dir of [project, outside, stops]) mkdirSync(dir);
 writeFileSync(join(project, 'README.md'), 'race\n');
+// What the link points at holds files of its own: a rollback that follows the link would delete them.
+const KEPT = ['existing', 'kept/nested'];
+mkdirSync(join(outside, 'kept'));
+for (const name of KEPT) writeFileSync(join(outside, name), 'keep\n');
 
 const racer = spawn(process.execPath, [fileURLToPath(new URL('./link-racer.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
 const answers = new Map();
@@ -66,7 +70,7 @@ runtime.events$.subscribe((event) => {
   if (event.type === 'sandbox.escape') escapesSeen.push(event.callId);
 });
 
-const summary = { race, mode, uid: process.getuid?.(), confinement: undefined, calls: [], outside: [], mismatches: [] };
+const summary = { race, mode, uid: process.getuid?.(), confinement: undefined, calls: [], outside: [], lost: [], mismatches: [] };
 try {
   const sandbox = await runtime.createSandbox(project);
   const editor = await runtime.activate('editor', { tenant: 'race', sandbox });
@@ -97,7 +101,8 @@ try {
     }
   }
 
-  summary.outside = readdirSync(outside).filter((name) => name !== 'existing');
+  summary.outside = readdirSync(outside).filter((name) => name !== 'existing' && name !== 'kept');
+  summary.lost = KEPT.filter((name) => !safeExists(join(outside, name)));
   const insideFiles = new Map();
   walk(sandbox.root, (path) => {
     const name = path.split('/').pop() ?? '';

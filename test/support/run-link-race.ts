@@ -19,6 +19,8 @@ export interface RaceSummary {
   readonly calls: number;
   /** Files the server wrote outside the sandbox. */
   readonly outside: readonly string[];
+  /** Files outside the sandbox, there before the race, that are gone after it. */
+  readonly lost: readonly string[];
   /** Calls whose outcome does not match the disk. */
   readonly mismatches: readonly Record<string, unknown>[];
   readonly escapeEvents: number;

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/**
+ * The attacker of the rollback race, in a process of its own: flips <dir> between an empty
+ * directory (held <dirUs> µs) and a symlink to <target> (held <linkUs> µs) until <stopFile> exists.
+ * A rollback that looks at <dir> as a directory and then opens it may open <target> instead.
+ *
+ *   node dir-flipper.mjs <dir> <target> <dirUs> <linkUs> <stopFile>
+ */
+import { existsSync, mkdirSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs';
+
+const [dir, target, dirUs, linkUs, stopFile] = process.argv.slice(2);
+const spin = (us) => {
+  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
+  while (process.hrtime.bigint() < end);
+};
+const attempt = (action) => {
+  try {
+    action();
+  } catch {
+    // the rollback got there first: go on flipping
+  }
+};
+for (let i = 0; !existsSync(stopFile); i += 1) {
+  attempt(() => mkdirSync(dir));
+  spin(Number(dirUs));
+  attempt(() => rmdirSync(dir));
+  attempt(() => symlinkSync(target, dir));
+  spin(Number(linkUs));
+  attempt(() => unlinkSync(dir));
+}
