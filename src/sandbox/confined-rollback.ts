@@ -3,8 +3,9 @@
  * restore steps work on paths: between a look at an entry and the write or removal that follows,
  * another process (a confined server that goes on running after its call) can swap a directory
  * for a symlink to any host folder, and git's `remove_subtree` or a recursive `rm` then deletes what
- * is inside that folder. Measured here: a directory flipping to a link to another folder, against
- * `git read-tree --reset -u` in a loop, had git delete a file in that folder within 4,000 checkouts.
+ * is inside that folder. Measured here (test/confine/rollback-race.race.ts): against an attacker
+ * that swaps a directory and a link to another folder atomically, a store's rollbacks run in the
+ * host deleted a file in that folder within 156-248 rollbacks; confined, 1,000 deleted nothing.
  *
  * So, wherever bubblewrap works, a store's rollbacks run in a worker of its own
  * (`confined-rollback.mjs`) under bwrap: the whole host read-only, only the tree and the store
