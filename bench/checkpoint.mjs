@@ -9,13 +9,15 @@ import { pathToFileURL } from 'node:url';
 const dist = process.env.MCP_ACTORS_DIST ? pathToFileURL(`${resolve(process.env.MCP_ACTORS_DIST)}/`).href : new URL('../dist/', import.meta.url).href;
 const { CheckpointStore } = await import(new URL('sandbox/checkpoint-store.js', dist).href);
 const { walkTree } = await import(new URL('sandbox/tree-manifest.js', dist).href);
+const { probeConfinement } = await import(new URL('actors/confinement/probe.js', dist).href);
+const probe = probeConfinement(process.env.PATH);
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const FIRST_ROUNDS = Number(process.env.BENCH_FIRST_ROUNDS ?? 3);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const ms = (x) => `${x.toFixed(1)} ms`;
+const ms = (x) => (x === undefined ? 'n/a (no bubblewrap)' : `${x.toFixed(1)} ms`);
 const now = () => performance.now();
 
 /** `count` files of about 60 bytes, 20 to a directory, directories two levels deep. */
@@ -102,6 +104,25 @@ async function measure(count) {
     row.rollback10 = median(rollbacks);
     row.since10 = median(since);
 
+    // The same in the runtime's way, wherever bubblewrap works: in the store's confined worker
+    // (its start, at the first rollback, is left out), and the checkpoint after it, which walks.
+    if (probe.available) {
+      const confined = await CheckpointStore.open({ root, confineRollback: { bwrap: probe.bwrap } });
+      stores.push(confined);
+      const warm = await confined.checkpoint();
+      changeFiles(root, paths, 1);
+      await confined.rollback(warm.id);
+      const [confinedRollbacks, after] = [[], []];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const target = await confined.checkpoint();
+        changeFiles(root, paths, 10);
+        confinedRollbacks.push(await timed(() => confined.rollback(target.id)));
+        after.push(await timed(() => confined.checkpoint()));
+      }
+      row.confinedRollback10 = median(confinedRollbacks);
+      row.afterConfined = median(after);
+    }
+
     // A new process: no walk in memory, so every path goes to git's stat cache once.
     const reopened = [];
     for (let round = 0; round < Math.min(ROUNDS, 3); round += 1) {
@@ -121,9 +142,10 @@ const rows = [];
 for (const count of SIZES) rows.push(await measure(count));
 
 console.log(`Checkpoint store, median of ${ROUNDS} rounds (first checkpoint: ${FIRST_ROUNDS}); Node ${process.version}\n`);
-console.log('| files | first checkpoint | walk only (lstat all) | checkpoint, 0 changed | 1 changed | 10 changed | 100 changed | 1 changed, hinted | 10 changed, hinted | changesSince, 10 changed | rollback of 10 changed | 1 changed, after reopen |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| files | first checkpoint | walk only (lstat all) | checkpoint, 0 changed | 1 changed | 10 changed | 100 changed | 1 changed, hinted | 10 changed, hinted | changesSince, 10 changed | rollback of 10 changed | the same, confined | checkpoint after it | 1 changed, after reopen |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const row of rows) {
-  const cells = [row.first, row.walk, row.changed0, row.changed1, row.changed10, row.changed100, row.hinted1, row.hinted10, row.since10, row.rollback10, row.reopened1];
+  const cells = [row.first, row.walk, row.changed0, row.changed1, row.changed10, row.changed100, row.hinted1, row.hinted10, row.since10, row.rollback10,
+    row.confinedRollback10, row.afterConfined, row.reopened1];
   console.log(`| ${row.files.toLocaleString('en')} | ${cells.map(ms).join(' | ')} |`);
 }
