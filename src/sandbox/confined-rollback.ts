@@ -143,7 +143,10 @@ export class ConfinedRollbackWorker {
     child.on('error', (error) => gone(`could not run: ${error.message}`));
     child.on('exit', (code, signal) => gone(signal ? `was killed by ${signal}` : `exited with ${code}`));
     const ready = await this.#next();
-    if (!ready.includes('"ready"')) throw new Error(`the confined rollback worker did not start: ${ready.slice(0, 200)}`);
+    if (!ready.includes('"ready"')) {
+      this.close();
+      throw new Error(`the confined rollback worker did not start: ${ready.slice(0, 200)}`);
+    }
     holdLoop(child, false);
     return child;
   }
