@@ -18,6 +18,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { READ_ONLY_HOST } from '../actors/confinement/bwrap-command.js';
 import { trackGroup, untrackGroup } from '../actors/process-groups.js';
 
 /** Where rollbacks are confined: the `bwrap` found by the confinement probe. */
@@ -39,11 +40,7 @@ const PASSED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ'];
 
 /** bwrap's options for the worker's box: everything read-only but `root` and `storeDir`, no network. Pure. */
 export function rollbackBoxArgs(root: string, storeDir: string): string[] {
-  return [
-    '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-net',
-    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
-    '--bind', root, root, '--bind', storeDir, storeDir,
-  ];
+  return [...READ_ONLY_HOST, '--unshare-net', '--bind', root, root, '--bind', storeDir, storeDir];
 }
 
 /** The worker's whole bwrap command line. Pure. */

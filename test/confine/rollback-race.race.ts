@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findBwrap } from '../../src/actors/confinement/probe.js';
-import { isMcpActorsError } from '../../src/errors/index.js';
 import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
+import { rollBackRepeatedly, unexpectedOutcomes, type RollbackOutcomes } from '../support/rollback-outcomes.js';
 import { requireBwrap } from '../support/run-link-race.js';
 
 const EXCHANGER = fileURLToPath(new URL('../support/dir-exchanger.py', import.meta.url));
@@ -45,17 +45,9 @@ async function race(confined: boolean, limit: number): Promise<{ rollbacks: numb
   mkdirSync(join(root, 'd'));
   symlinkSync(outside, alt);
   const attacker = spawn('python3', [EXCHANGER, join(root, 'd'), alt, outside, stopFile], { stdio: 'ignore' });
-  const outcomes: Record<string, number> = {};
-  let rollbacks = 0;
+  let result: RollbackOutcomes;
   try {
-    while (rollbacks < limit && existsSync(join(outside, 'victim'))) {
-      rollbacks += 1;
-      const outcome = await store.rollback(target.id).then(
-        () => 'restored',
-        (error: unknown) => (isMcpActorsError(error) ? error.code : `threw ${String(error)}`),
-      );
-      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-    }
+    result = await rollBackRepeatedly(store, target.id, limit, () => existsSync(join(outside, 'victim')));
   } finally {
     writeFileSync(stopFile, '');
     if (attacker.exitCode === null) await new Promise((resolve) => attacker.on('exit', resolve));
@@ -63,7 +55,7 @@ async function race(confined: boolean, limit: number): Promise<{ rollbacks: numb
   }
   const lost = !existsSync(join(outside, 'victim'));
   if (!lost) expect(readdirSync(outside)).toEqual(['victim']);
-  return { rollbacks, lost, outcomes };
+  return { ...result, lost };
 }
 
 describe('rollback races: a directory swapped for a link to an outside folder', () => {
@@ -81,7 +73,7 @@ describe('rollback races: a directory swapped for a link to an outside folder', 
     console.log(JSON.stringify({ confined: true, ...result }));
     expect(result.lost).toBe(false);
     expect(result.rollbacks).toBe(1_000);
-    expect(Object.keys(result.outcomes).filter((kind) => kind !== 'restored' && kind !== 'CHECKPOINT_FAILED')).toEqual([]);
+    expect(unexpectedOutcomes(result.outcomes)).toEqual([]);
     expect(result.outcomes.restored ?? 0).toBeGreaterThan(0);
   }, LONG);
 });

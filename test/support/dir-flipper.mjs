@@ -7,19 +7,10 @@
  *   node dir-flipper.mjs <dir> <target> <dirUs> <linkUs> <stopFile>
  */
 import { existsSync, mkdirSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs';
+import { attempt, spin } from './racer-steps.mjs';
 
+// A step that fails means the rollback got there first: flipping goes on.
 const [dir, target, dirUs, linkUs, stopFile] = process.argv.slice(2);
-const spin = (us) => {
-  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
-  while (process.hrtime.bigint() < end);
-};
-const attempt = (action) => {
-  try {
-    action();
-  } catch {
-    // the rollback got there first: go on flipping
-  }
-};
 for (let i = 0; !existsSync(stopFile); i += 1) {
   attempt(() => mkdirSync(dir));
   spin(Number(dirUs));

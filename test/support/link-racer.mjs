@@ -14,19 +14,7 @@
 import { existsSync, mkdirSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-
-const spin = (us) => {
-  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
-  while (process.hrtime.bigint() < end);
-};
-const attempt = (action) => {
-  try {
-    action();
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { attempt, spin } from './racer-steps.mjs';
 
 function plant(dir, target, delayUs, stopFile) {
   const end = process.hrtime.bigint() + BigInt(Math.round(delayUs * 1000));

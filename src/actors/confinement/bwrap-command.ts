@@ -57,12 +57,19 @@ export interface SpawnCommand {
 }
 
 /**
+ * The box every confined process starts from: dies with its parent, own PID and IPC namespaces,
+ * the whole host read-only, a fresh /dev and a /proc of its own. Also the rollback worker's
+ * (`sandbox/confined-rollback.ts`).
+ */
+export const READ_ONLY_HOST: readonly string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+
+/**
  * @example
  * const spawnable = confineCommand('npx', ['-y', '@modelcontextprotocol/server-filesystem', root], env, plan);
  * spawn(spawnable.command, spawnable.args, { env: spawnable.env, detached: true });
  */
 export function confineCommand(command: string, args: readonly string[], env: Readonly<Record<string, string>>, plan: ConfinementPlan): SpawnCommand {
-  const bw: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  const bw: string[] = [...READ_ONLY_HOST];
   bw.push('--tmpfs', plan.hostTmp);
   for (const dir of plan.readable) bw.push('--ro-bind', dir, dir);
   for (const dir of plan.writable) bw.push('--bind', dir, dir);
