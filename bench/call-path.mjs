@@ -11,7 +11,7 @@
 //
 // Speed is measured here, never asserted: the smoke run only checks that every answer is right.
 import { getEventListeners } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,34 @@ const readWire = (name) => {
 };
 const serverEnv = (name) => ({ PATH: process.env.PATH ?? '', MCP_ACTORS_WIRE_LOG: wirePath(name) });
 
+// CPU time a process has used, every thread, in ns (Linux: /proc/<pid>/task/*/schedstat); NaN elsewhere.
+const cpuNs = (pid) => {
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return NaN;
+  }
+  let sum = 0;
+  for (const task of tasks) {
+    try {
+      sum += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return sum;
+};
+// This process's children now (Linux), to find the server a contender spawned.
+const childPids = () => {
+  try {
+    const tasks = readdirSync(`/proc/${process.pid}/task`);
+    return new Set(tasks.flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number)));
+  } catch {
+    return new Set();
+  }
+};
+
 function check(name, i, got) {
   const want = `m${i}`;
   if (got !== want) throw new Error(`${name}: call ${i} answered ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
@@ -106,6 +134,17 @@ const contenders = [
     },
   },
   {
+    // The full pipeline sends the tenant in every call's _meta: this shows what that costs alone.
+    name: 'mcp-actors McpClient, with the tenant _meta',
+    key: 'clientmeta',
+    async open() {
+      const client = new McpClient({ name: 'fixture', command: process.execPath, args: [fixture], env: serverEnv('clientmeta') });
+      await client.start();
+      const options = { meta: { tenant: 'bench', org_id: 'bench' } };
+      return { call: async (message) => (await client.callTool('echo', { message }, options)).content[0].text, close: () => client.dispose() };
+    },
+  },
+  {
     name: 'mcp-actors actor.call (full pipeline)',
     key: 'ours',
     async open() {
@@ -141,6 +180,14 @@ async function sequential(name, open, calls, made) {
   return calls / ((performance.now() - start) / 1000);
 }
 
+/** `run`, with the CPU per call it took in this process and in the server (µs), pushed to `cpu`. */
+async function metered(run, calls, server, cpu) {
+  const [host0, server0] = [cpuNs(process.pid), cpuNs(server)];
+  const rate = await run();
+  cpu.push({ host: (cpuNs(process.pid) - host0) / calls / 1000, server: (cpuNs(server) - server0) / calls / 1000 });
+  return rate;
+}
+
 async function concurrent(name, open, calls, made) {
   let next = 0;
   const worker = async () => {
@@ -155,28 +202,32 @@ async function concurrent(name, open, calls, made) {
 async function throughput() {
   const opened = [];
   for (const contender of contenders) {
+    const before = childPids();
     const open = await contender.open();
+    const server = [...childPids()].find((pid) => !before.has(pid));
     const made = { count: 0 };
     // Warm up: JIT and the server's own.
     await sequential(contender.name, open, SMOKE ? 20 : 500, made);
-    opened.push({ contender, open, made, seq: [], conc: [] });
+    opened.push({ contender, open, made, server, seq: [], conc: [], seqCpu: [], concCpu: [] });
   }
   for (let round = 0; round < ROUNDS; round += 1) {
     // Alternate who goes first, so no contender always runs on a warmer (or busier) machine.
     const order = opened.map((_, i) => opened[(i + round) % opened.length]);
-    for (const entry of order) entry.seq.push(await sequential(entry.contender.name, entry.open, CALLS, entry.made));
-    for (const entry of order) entry.conc.push(await concurrent(entry.contender.name, entry.open, CALLS, entry.made));
+    for (const e of order) e.seq.push(await metered(() => sequential(e.contender.name, e.open, CALLS, e.made), CALLS, e.server, e.seqCpu));
+    for (const e of order) e.conc.push(await metered(() => concurrent(e.contender.name, e.open, CALLS, e.made), CALLS, e.server, e.concCpu));
     log(`round ${round + 1}/${ROUNDS}: ${order.map((e) => `${e.contender.key} ${Math.round(e.seq.at(-1))}/${Math.round(e.conc.at(-1))}`).join(', ')}`);
   }
   for (const entry of opened) await entry.open.close();
   await sleep(300); // the fixtures write their counts as they exit
-  return opened.map(({ contender, made, seq, conc }) => {
+  return opened.map(({ contender, made, seq, conc, seqCpu, concCpu }) => {
     const wire = readWire(contender.key);
     return {
       name: contender.name,
       key: contender.key,
       seq,
       conc,
+      seqCpu,
+      concCpu,
       wire: {
         calls: made.count,
         toolsCall: wire['tools/call'] ?? 0,
@@ -368,6 +419,9 @@ const relativeFlatness = (key, base, kind) => {
   const half = Math.max(1, Math.floor(xs.length / 3));
   return median(xs.slice(-half)) / median(xs.slice(0, half));
 };
+/** Median CPU per call (µs) of a contender's rounds: `side` is host, server or both. */
+const cpuOf = (key, kind, side) => median(byKey[key][`${kind}Cpu`].map((c) => (side === 'both' ? c.host + c.server : c[side])));
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 const f0 = (x) => Math.round(x).toLocaleString('en-US');
 const f2 = (x) => x.toFixed(2);
 const verdict = (ok) => (ok ? 'met' : '**not met**');
@@ -393,6 +447,18 @@ ${rows.map((r) => `| ${r.name} | ${f0(median(r.seq))} | ${f0(median(r.conc))} | 
 
 ![calls per second](benchmarks.svg)
 
+## CPU per call (µs, median of the rounds)
+
+Host: this process, every thread; server: the contender's fixture process, every thread (both read from
+\`/proc/<pid>/task/*/schedstat\`). On ${cpus().length} cores the host and the server share the machine, so the rate follows
+the sum of the two more than either alone.
+
+| contender | sequential: host | server | ${IN_FLIGHT} in flight: host | server | host + server |
+| --- | ---: | ---: | ---: | ---: | ---: |
+${rows.map((r) => `| ${r.name} | ${f1(cpuOf(r.key, 'seq', 'host'))} | ${f1(cpuOf(r.key, 'seq', 'server'))} | ${f1(cpuOf(r.key, 'conc', 'host'))} | ${f1(cpuOf(r.key, 'conc', 'server'))} | ${f1(cpuOf(r.key, 'conc', 'both'))} |`).join('\n')}
+
+At ${IN_FLIGHT} in flight the full pipeline used ${f2(cpuOf('ours', 'conc', 'both') / cpuOf('raw', 'conc', 'both'))}× the raw SDK's CPU per call (host + server) and ran at ${f2(ratio('ours', 'raw', 'conc'))}× its rate.
+
 ## Against the targets
 
 | figure | target | measured | |
@@ -403,6 +469,7 @@ ${rows.map((r) => `| ${r.name} | ${f0(median(r.seq))} | ${f0(median(r.conc))} | 
 | full pipeline vs LangChain, ${IN_FLIGHT} in flight | ≥ 1.25× | ${f2(ratio('ours', 'langchain', 'conc'))}× | ${verdict(ratio('ours', 'langchain', 'conc') >= 1.25)} |
 | full pipeline flat across rounds (sequential, last third ÷ first third of its rate ÷ raw's in the same round, so the machine's own drift cancels) | ≈ 1 | ${f2(relativeFlatness('ours', 'raw', 'seq'))} (its rate alone: ${f2(flatness('ours', 'seq'))}; raw's alone: ${f2(flatness('raw', 'seq'))}) | ${verdict(relativeFlatness('ours', 'raw', 'seq') >= 0.9)} |
 | (for reference) McpClient alone vs raw SDK, sequential / ${IN_FLIGHT} in flight | | ${f2(ratio('client', 'raw', 'seq'))}× / ${f2(ratio('client', 'raw', 'conc'))}× | |
+| (for reference) McpClient sending the tenant \`_meta\` vs raw SDK, sequential / ${IN_FLIGHT} in flight | | ${f2(ratio('clientmeta', 'raw', 'seq'))}× / ${f2(ratio('clientmeta', 'raw', 'conc'))}× | |
 | (for reference) LangChain vs raw SDK, sequential / ${IN_FLIGHT} in flight | | ${f2(ratio('langchain', 'raw', 'seq'))}× / ${f2(ratio('langchain', 'raw', 'conc'))}× | |
 | messages on the wire per call (full pipeline) | one tools/call, zero notifications/cancelled | ${(byKey.ours.wire.toolsCall / byKey.ours.wire.calls).toFixed(3)} tools/call, ${byKey.ours.wire.cancelled} cancelled | ${verdict(byKey.ours.wire.toolsCall === byKey.ours.wire.calls && byKey.ours.wire.cancelled === 0)} |
 | in-process read call through \`actor.call\`, fast path (a process of its own, after ${WARM_UP.toLocaleString('en-US')} warm-up calls) | p50 ≤ 3 µs | p50 ${f2(latency.fast.p50)} µs, p99 ${f2(latency.fast.p99)} µs | ${verdict(latency.fast.p50 <= 3)} |

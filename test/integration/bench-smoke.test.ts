@@ -26,11 +26,14 @@ describe('npm run bench, smoke', () => {
     expect(code).toBe(0);
     const report = readFileSync(join(out, 'BENCHMARKS.md'), 'utf8');
     expect(stdout).toBe(report);
-    for (const name of ['raw SDK Client', 'LangChain MultiServerMCPClient', 'mcp-actors McpClient', 'mcp-actors actor.call (full pipeline)']) {
+    for (const name of ['raw SDK Client', 'LangChain MultiServerMCPClient', 'mcp-actors McpClient', 'mcp-actors McpClient, with the tenant _meta', 'mcp-actors actor.call (full pipeline)']) {
       expect(report).toContain(`| ${name} |`);
       // What the server counted: exactly one tools/call per call made, and no cancellation.
       expect(report).toContain(`- ${name}: 1.000 tools/call per call, 0 notifications/cancelled`);
     }
+    // CPU per call, on each side of the pipe, for every contender (Linux: read from /proc).
+    const cpuRows = report.split('## CPU per call')[1]?.split('\n## ')[0] ?? '';
+    expect(cpuRows.match(/^\| [^|]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/gm)).toHaveLength(5);
     // The machine's own cost is also taken with the runtime's inspector server and one viewer.
     expect(report).toMatch(/\| \(for reference\) the same, with the inspector server and one viewer \(a process of its own\) \| \| p50 [\d.]+ µs, p99 [\d.]+ µs \([\d,]+ messages to the viewer\)/);
     expect(report).not.toContain('not on this branch');
