@@ -38,6 +38,7 @@ import {
 } from './checkpoint-store-dir.js';
 import { ConfinedRollbackWorker, type RollbackConfinement } from './confined-rollback.js';
 import { createGit, splitNul, type Git } from './git.js';
+import { storeBlobs } from './tree-blobs.js';
 import { clearLeftoverGit } from './git-leftovers.js';
 import {
   applyHints,
@@ -169,7 +170,8 @@ function isConcurrentChange(error: unknown): boolean {
   }
   return false;
 }
-const HASH_CHUNK = 200;
+/** The object id `update-index --index-info` reads, with mode 0, as "remove this path". */
+const NO_OBJECT = '0'.repeat(40);
 
 /** The last snapshot, for the next one; `index` and `tables` are updated in place by a partial one. */
 interface SnapshotCache extends WalkCache {
@@ -387,17 +389,26 @@ export class CheckpointStore {
     return { tree, manifest, manifestId, walk };
   }
 
+  /** Index records for `changed` (read through `storeBlobs`, never by path) and `removed`; removals first. */
   async #updateIndex(changed: readonly string[], removed: readonly string[], unchangedTree: string | undefined): Promise<string> {
-    if (removed.length > 0) await this.#git(['update-index', '--force-remove', '-z', '--stdin'], { input: nulList(removed) });
-    if (changed.length > 0) await this.#git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: nulList(changed) });
     if (removed.length === 0 && changed.length === 0 && unchangedTree) return unchangedTree;
+    const blobs = await storeBlobs(this.#git, this.root, changed, this.storeDir);
+    const gone = [...removed, ...changed.filter((path) => blobs.get(path) === undefined)];
+    const records = [
+      ...gone.map((path) => `0 ${NO_OBJECT}\t${path}\0`),
+      ...changed.flatMap((path) => {
+        const blob = blobs.get(path);
+        return blob === undefined ? [] : [`${blob.mode} ${blob.oid}\t${path}\0`];
+      }),
+    ];
+    if (records.length > 0) await this.#git(['update-index', '-z', '--index-info'], { input: records.join('') });
     return (await this.#git(['write-tree'])).toString('utf8').trim();
   }
 
   async #fullSnapshot(): Promise<Snapshot> {
     const stamp = await this.#clockTick();
     const walk = await walkTree(this.root);
-    const previous = this.#cache ?? (await this.#indexedPaths());
+    const previous = this.#cache ?? (await this.#indexedPaths(walk));
     const { changed, removed, extrasToHash, extraBlobs } = planIndexUpdate(previous, walk);
     const tree = await this.#updateIndex(changed, removed, this.#cache?.tree);
     for (const [path, blob] of await this.#hashFiles(extrasToHash)) extraBlobs.set(path, blob);
@@ -426,20 +437,27 @@ export class CheckpointStore {
     return Math.min(probe.mtimeMs, probe.ctimeMs);
   }
 
-  /** After `open()`: nothing is known, so every indexed path is checked against git's stat cache. */
-  async #indexedPaths(): Promise<WalkCache> {
+  /**
+   * After `open()` (or a failed snapshot): nothing is known, so git's stat cache says which indexed
+   * paths are clean; those keep the stat `walk` saw (taken first, so a later change is seen next time).
+   */
+  async #indexedPaths(walk: ReadonlyMap<string, EntryStat>): Promise<WalkCache> {
+    await this.#git(['update-index', '-q', '--refresh']);
+    const dirty = new Set(splitNul(await this.#git(['diff-files', '--name-only', '-z'])));
     const paths = splitNul(await this.#git(['ls-files', '-z']));
     const unknown: EntryStat = { type: 'file', perm: -1, size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
-    return { walk: new Map(paths.map((path) => [path, unknown])), racy: new Set(), extraBlobs: new Map(), tree: '' };
+    const known = (path: string): EntryStat => (dirty.has(path) ? undefined : walk.get(path)) ?? unknown;
+    return { walk: new Map(paths.map((path) => [path, known(path)])), racy: new Set(), extraBlobs: new Map(), tree: '' };
   }
 
+  /** Blobs of unindexable files (see `isUnindexable`), read like the indexed ones. */
   async #hashFiles(paths: readonly string[]): Promise<Map<string, string>> {
     const blobs = new Map<string, string>();
-    for (let start = 0; start < paths.length; start += HASH_CHUNK) {
-      const chunk = paths.slice(start, start + HASH_CHUNK);
-      const absolute = chunk.map((path) => join(this.root, path));
-      const ids = (await this.#git(['hash-object', '-w', '--no-filters', '--', ...absolute])).toString('utf8').trim().split('\n');
-      chunk.forEach((path, i) => blobs.set(path, ids[i] ?? ''));
+    for (const [path, blob] of await storeBlobs(this.#git, this.root, paths, this.storeDir)) {
+      if (blob?.mode === '120000' || blob === undefined) {
+        throw Object.assign(new Error(`${path}: no longer a regular file (the tree changed while it was read)`), { code: blob ? 'EEXIST' : 'ENOENT' });
+      }
+      blobs.set(path, blob.oid);
     }
     return blobs;
   }
@@ -463,6 +481,9 @@ export class CheckpointStore {
       removeStrays(this.root, now.walk, current, wanted);
       await done(RollbackStep.PREPARE);
       // Under umask 022 git writes exactly 644 and 755; the manifest's unusual modes come after.
+      // The index's stat data first (index records written by --index-info have none): with it,
+      // git checks out only what differs, not every file. Refreshing reads a file only to compare.
+      await this.#git(['update-index', '-q', '--refresh']);
       await this.#git(['read-tree', '--reset', '-u', target.tree], { umask: 0o022 });
       await done(RollbackStep.CHECKOUT);
       restoreDirectories(this.root, now.walk, wanted);

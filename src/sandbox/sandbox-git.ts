@@ -3,6 +3,7 @@
  * as text, and failures as `McpActorsError(SANDBOX_FAILED)` carrying git's stderr.
  */
 import { ErrorCode } from '../errors/codes.js';
+import { confineCommand, type ConfinementPlan } from '../actors/confinement/bwrap-command.js';
 import { runGitProcess, splitNul } from './git-process.js';
 
 /**
@@ -44,6 +45,8 @@ export interface GitRunOptions {
   readonly input?: string | Buffer;
   /** Exit codes that are answers rather than failures (e.g. `check-ignore` exits 1 for "no"). */
   readonly okExitCodes?: readonly number[];
+  /** Runs git in this bubblewrap box (see `sandbox-layout.ts`, `snapshot`). */
+  readonly confined?: ConfinementPlan;
 }
 
 export interface GitResult {
@@ -62,9 +65,13 @@ export function cleanGitEnv(extra: Readonly<Record<string, string>> = {}): NodeJ
 
 /** Runs `git <args>`; rejects with SANDBOX_FAILED unless the exit code is 0 or listed as ok. */
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
-  const result = await runGitProcess([...SAFE_CONFIG, ...args], {
+  const argv = [...SAFE_CONFIG, ...args];
+  const env = cleanGitEnv(options.env);
+  const run = options.confined ? confineCommand('git', argv, definedOnly(env), options.confined) : { command: 'git', args: argv, env };
+  const result = await runGitProcess(run.args, {
+    command: run.command,
     cwd: options.cwd,
-    env: cleanGitEnv(options.env),
+    env: run.env,
     input: options.input,
     okExitCodes: options.okExitCodes,
     errorCode: ErrorCode.SANDBOX_FAILED,
@@ -73,5 +80,8 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
   });
   return { stdout: result.stdout.toString('utf8'), stderr: result.stderr, exitCode: result.exitCode };
 }
+
+const definedOnly = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 
 export { splitNul };

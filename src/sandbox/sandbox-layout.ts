@@ -7,6 +7,8 @@ import { join, relative, sep } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import { copyEntry, copyTree, isStrictlyInside, limiter, lstatOrUndefined, removeEntry, type SkipEntry } from './copy-tree.js';
+import { planConfinement, type PreparedConfinement } from '../actors/confinement/confinement-plan.js';
+import { probeConfinement } from '../actors/confinement/probe.js';
 import { runGit, splitNul } from './sandbox-git.js';
 import { type TreeStore } from './unified-diff.js';
 
@@ -149,10 +151,33 @@ export async function createCopy(logicalRoot: string, tempDir: string, includeIg
   };
 }
 
-/** Records the sandbox's current state as a tree in the private store; returns its id. */
+/**
+ * Records the sandbox's current state as a tree in the private store; returns its id.
+ *
+ * `git add` reads each file by its path, so a server still running in the sandbox can swap a
+ * directory for a link to a host folder between git's look and its read (see `tree-blobs.ts`, which
+ * the checkpoints use instead; `git add` stays here for the project's own filters and attributes).
+ * Wherever bubblewrap works, which is where servers are confined, git reads in a box that sees no
+ * more of the host than a confined server: the host's temp dir and the denied paths (`~/.ssh`, …)
+ * hidden, no network; only the sandbox's own folder is writable.
+ */
 export async function snapshot(layout: Layout): Promise<string> {
-  await runGit(layout.addArgs, layout.store);
+  const box = snapshotBox(layout);
+  try {
+    await runGit(layout.addArgs, box === undefined ? layout.store : { ...layout.store, confined: box.plan });
+  } finally {
+    box?.dispose();
+  }
   return (await runGit(['write-tree'], layout.store)).stdout.trim();
+}
+
+function snapshotBox(layout: Layout): PreparedConfinement | undefined {
+  const probe = probeConfinement(process.env.PATH);
+  if (!probe.available) return undefined;
+  const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  // `args` names the project, so a project under the host's temp dir (and its repository) stays readable.
+  const target = { serverName: 'sandbox-snapshot', setting: { root: layout.tempDir, network: 'none' as const }, env, cwd: layout.store.cwd, command: 'git', args: [layout.hostTop] };
+  return planConfinement(target, probe.bwrap);
 }
 
 

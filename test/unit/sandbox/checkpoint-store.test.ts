@@ -907,3 +907,38 @@ describe('CheckpointStore with changed paths (hints)', () => {
     });
   });
 });
+
+describe('CheckpointStore touches only what changed', () => {
+  it('a rollback rewrites the changed file and leaves every other file as it is (inode and mtime)', async () => {
+    const root = tempDir();
+    for (let i = 0; i < 40; i += 1) write(root, `dir${i % 4}/file${i}.txt`, `content ${i}\n`);
+    const store = await openStore(root);
+    const first = await store.checkpoint('first');
+    write(root, 'dir1/file1.txt', 'changed\n');
+    await store.checkpoint('second');
+    const before = new Map(readdirSync(join(root, 'dir2')).map((name) => [name, lstatSync(join(root, 'dir2', name))]));
+    write(root, 'dir1/file1.txt', 'changed again\n');
+    await store.rollback(first.id);
+    expect(readFileSync(join(root, 'dir1/file1.txt'), 'utf8')).toBe('content 1\n');
+    for (const [name, stats] of before) {
+      const now = lstatSync(join(root, 'dir2', name));
+      expect([name, now.ino, now.mtimeMs]).toEqual([name, stats.ino, stats.mtimeMs]);
+    }
+  });
+
+  it('after reopening, the first checkpoint sees what changed while the store was closed, and only that', async () => {
+    const root = tempDir();
+    for (let i = 0; i < 40; i += 1) write(root, `dir${i % 4}/file${i}.txt`, `content ${i}\n`);
+    const storeDir = join(tempDir('ckpt-store-'), 'store');
+    const store = await CheckpointStore.open({ root, storeDir });
+    const first = await store.checkpoint('first');
+    write(root, 'dir3/file3.txt', 'edited while closed\n');
+    rmSync(join(root, 'dir0/file0.txt'));
+    write(root, 'dir0/new.txt', 'new\n');
+    const again = await openStore(root, { storeDir });
+    const second = await again.checkpoint('second');
+    const changes = await again.changesSince(first.id);
+    expect(again.list().map((checkpoint) => checkpoint.id)).toEqual([first.id, second.id]);
+    expect(changes.map((change) => `${change.kind} ${change.path}`).sort()).toEqual(['added dir0/new.txt', 'deleted dir0/file0.txt', 'modified dir3/file3.txt']);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * A snapshot never reads what a confined server may not. A process that goes on running in the
+ * tree (a confined server, after its call) exchanges a directory with a link to a folder it must not read, over and
+ * over, and writes a new file into the directory each time, so every snapshot reads that file
+ * again.
+ * - Checkpoints: read by path (git's `update-index --add`), the snapshot stored the outside folder's file
+ *   in about half of the tries; read through descriptors (`tree-blobs.ts`), never.
+ * - A sandbox's diff (`git add`, for the project's filters): in bubblewrap's box it cannot see a denied
+ *   folder (`~/.ssh`), so it never shows one of its files.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findBwrap } from '../../src/actors/confinement/probe.js';
+import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
+import { Sandbox } from '../../src/sandbox/sandbox.js';
+import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
+
+const ATTACKER = fileURLToPath(new URL('../support/swap-and-write.py', import.meta.url));
+const SECRET = 'the private key the server must not see';
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every object of the store's repository, with its content. */
+function storedObjects(storeDir: string): string {
+  return execFileSync('git', ['--git-dir', join(storeDir, 'git'), 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
+}
+
+function requirePython(): void {
+  if (spawnSync('python3', ['-c', 'import ctypes'], { stdio: 'ignore' }).status !== 0) {
+    throw new Error('python3 (with ctypes) is needed for the atomic exchange of this race: apt-get install -y python3');
+  }
+}
+
+/** Runs the attacker on `<root>/d` and `<root>/alt` while `work` runs; returns how many times it wrote the file. */
+async function underAttack(root: string, base: string, work: () => Promise<void>): Promise<number> {
+  const stop = join(base, 'stop');
+  const attacker = spawn('python3', [ATTACKER, join(root, 'd'), join(root, 'alt'), 'f', stop], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let written = '';
+  attacker.stdout.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
+  const ended = new Promise((resolve) => attacker.once('exit', resolve));
+  try {
+    await work();
+  } finally {
+    writeFileSync(stop, '');
+    await ended;
+  }
+  return Number(written.trim());
+}
+
+describe('snapshots against a directory exchanged with a link to an outside folder', () => {
+  it('checkpoints never store a file of the outside folder', { timeout: 120_000 }, async () => {
+    requirePython();
+    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
+    temps.push(base);
+    const [root, outside] = [join(base, 'tree'), join(base, 'outside')];
+    mkdirSync(join(root, 'd'), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'f'), `${SECRET}\n`);
+    writeFileSync(join(root, 'd', 'f'), 'innocent 0\n');
+    symlinkSync(outside, join(root, 'alt'));
+    const store = await CheckpointStore.open({ root });
+    let [taken, failed] = [0, 0];
+    const writes = await underAttack(root, base, async () => {
+      for (let i = 0; i < 150; i += 1) {
+        try {
+          await store.checkpoint(`try ${i}`);
+          taken += 1;
+        } catch (error) {
+          // Every try met a concurrent change: refused, never read outside.
+          if (!(isMcpActorsError(error) && error.code === 'CHECKPOINT_FAILED')) throw error;
+          failed += 1;
+        }
+      }
+    });
+    const objects = storedObjects(store.storeDir);
+    await store.dispose();
+    expect(writes).toBeGreaterThan(150);
+    expect(taken + failed).toBe(150);
+    expect(taken).toBeGreaterThan(0);
+    // The directory's own file was read, over and over: the race ran.
+    expect(objects).toMatch(/innocent \d+/);
+    expect(objects).not.toContain(SECRET);
+  });
+
+  it("a sandbox's diff never shows a file of a denied folder (bubblewrap's box)", { timeout: 120_000 }, async () => {
+    requirePython();
+    if (findBwrap(process.env.PATH) === undefined) throw new Error('bubblewrap (bwrap) is needed here: apt-get install -y bubblewrap');
+    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
+    temps.push(base);
+    const [home, project] = [join(base, 'home'), join(base, 'project')];
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    writeFileSync(join(home, '.ssh', 'f'), `${SECRET}\n`);
+    mkdirSync(join(project, 'd'), { recursive: true });
+    writeFileSync(join(project, 'd', 'f'), 'innocent 0\n');
+    const savedHome = process.env.HOME;
+    process.env.HOME = home; // the denied paths are read from HOME, as for a server
+    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
+    try {
+      symlinkSync(join(home, '.ssh'), join(sandbox.root, 'alt'));
+      let [shown, failed, sawInnocent] = [0, 0, false];
+      const writes = await underAttack(sandbox.root, base, async () => {
+        for (let i = 0; i < 60; i += 1) {
+          try {
+            const diff = await sandbox.diff();
+            expect(diff).not.toContain(SECRET);
+            sawInnocent ||= /innocent \d+/.test(diff);
+            shown += 1;
+          } catch (error) {
+            // git met the folder gone from under it (the box hides it): the diff fails, it shows nothing.
+            if (!(isMcpActorsError(error) && error.code === 'SANDBOX_FAILED')) throw error;
+            failed += 1;
+          }
+        }
+      });
+      expect(writes).toBeGreaterThan(60);
+      expect(shown + failed).toBe(60);
+      expect(shown).toBeGreaterThan(0);
+      expect(sawInnocent).toBe(true);
+    } finally {
+      process.env.HOME = savedHome;
+      await sandbox.dispose();
+    }
+  });
+});
