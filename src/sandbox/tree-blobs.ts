@@ -16,6 +16,8 @@
  */
 import { closeSync, constants, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ErrorCode } from '../errors/codes.js';
+import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { Git } from './git.js';
 import { gitPerm, parentOf } from './tree-manifest.js';
 
@@ -42,7 +44,17 @@ class BeneathRoot {
   readonly #dirs = new Map<string, number>();
 
   constructor(root: string) {
-    this.#dirs.set('', openSync(root, O_RDONLY | O_DIRECTORY));
+    const fd = openSync(root, O_RDONLY | O_DIRECTORY);
+    this.#dirs.set('', fd);
+    // Without /proc every path would look gone: say so rather than record an empty tree.
+    try {
+      closeSync(openSync(`/proc/self/fd/${fd}`, O_RDONLY | O_DIRECTORY));
+    } catch (error) {
+      this.close();
+      throw new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `cannot read ${root} through /proc/self/fd (${messageOf(error)}): checkpoints need Linux with /proc mounted`, {
+        cause: error,
+      });
+    }
   }
 
   /** The descriptor of directory `rel` (`''` is the root); ENOENT when it is gone. */
