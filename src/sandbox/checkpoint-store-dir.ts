@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
 import { initRepository, type GitLocation } from './git.js';
 import type { Checkpoint } from './checkpoint-store.js';
 
@@ -87,7 +87,7 @@ export async function loadOrCreateStore(root: string, storeDir: string): Promise
   try {
     text = await readFile(storeFile, 'utf8');
   } catch (error) {
-    if (!isCode(error, 'ENOENT')) throw invalid(`cannot read ${storeFile}: ${messageOf(error)}`, error);
+    if (!hasErrorCode(error, 'ENOENT')) throw invalid(`cannot read ${storeFile}: ${messageOf(error)}`, error);
   }
   if (text !== undefined) {
     const file = JSON.parse(text) as StoreFile;
@@ -129,6 +129,3 @@ export function invalid(message: string, cause?: unknown): McpActorsError {
   return new McpActorsError(ErrorCode.INVALID_ARGUMENT, message, cause === undefined ? {} : { cause });
 }
 
-export function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
-}

@@ -20,7 +20,7 @@ import {
 } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { McpActorsError, hasErrorCode, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { changeSet, type FileChange, type SnapshotSide } from './change-set.js';
 import {
   STORE_FILE,
@@ -28,7 +28,6 @@ import {
   checkStoreDir,
   createTempStore,
   exists,
-  isCode,
   loadOrCreateStore,
   locationOf,
   resolveRoot,
@@ -164,7 +163,7 @@ const GIT_SAW_A_CHANGE = /Unable to process path|unable to create symlink|is a d
  */
 function isConcurrentChange(error: unknown): boolean {
   for (let at: unknown = error, depth = 0; at !== undefined && at !== null && depth < 4; depth += 1) {
-    if (CONCURRENT_CHANGE_CODES.some((code) => isCode(at, code))) return true;
+    if (CONCURRENT_CHANGE_CODES.some((code) => hasErrorCode(at, code))) return true;
     if (at instanceof Error && /^git /.test(at.message) && GIT_SAW_A_CHANGE.test(at.message)) return true;
     at = (at as { cause?: unknown }).cause;
   }
@@ -515,7 +514,7 @@ export class CheckpointStore {
     try {
       journal = JSON.parse(await readFile(journalFile, 'utf8')) as { target?: unknown };
     } catch (error) {
-      if (!isCode(error, 'ENOENT')) throw error;
+      if (!hasErrorCode(error, 'ENOENT')) throw error;
       this.#pendingRollback = false;
       return false;
     }

@@ -9,6 +9,7 @@
  * changed, or no hints at all (a full walk).
  */
 import { join } from 'node:path';
+import { hasErrorCode } from '../errors/mcp-actors-error.js';
 import {
   compareStrings,
   isUnindexable,
@@ -311,7 +312,7 @@ function tryStat(root: string, path: string): EntryStat | undefined {
   try {
     return statEntry(join(root, path));
   } catch (error) {
-    if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined;
+    if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return undefined;
     throw walkError(path, error);
   }
 }
@@ -320,11 +321,8 @@ async function readSubtree(root: string, path: string): Promise<Map<string, Entr
   try {
     return await walkTree(root, path);
   } catch (error) {
-    if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return new Map();
+    if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return new Map();
     throw error;
   }
 }
 
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
-}

@@ -17,7 +17,7 @@
 import { closeSync, constants, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
 import type { Git } from './git.js';
 import { gitPerm, parentOf } from './tree-manifest.js';
 
@@ -33,8 +33,6 @@ const MAX_OPEN_DIRS = 64;
 function changed(path: string, code: string, what: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${path}: ${what} (the tree changed while it was read)`), { code, path });
 }
-
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /**
  * Descriptors of the tree's directories, each opened through its parent's without following a
@@ -70,7 +68,7 @@ class BeneathRoot {
       fd = openSync(`/proc/self/fd/${parent}/${baseOf(rel)}`, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     } catch (error) {
       // ENOTDIR: a link (or a file) where the walk saw a directory; ELOOP on some kernels.
-      if (codeOf(error) === 'ENOTDIR' || codeOf(error) === 'ELOOP') throw changed(rel, 'ENOTDIR', 'no longer a directory');
+      if (hasErrorCode(error, 'ENOTDIR') || hasErrorCode(error, 'ELOOP')) throw changed(rel, 'ENOTDIR', 'no longer a directory');
       throw error;
     }
     this.#dirs.set(rel, fd);
@@ -138,7 +136,7 @@ function openEntry(tree: BeneathRoot, path: string, linkFile: string): { mode: T
   try {
     dir = tree.dir(parentOf(path));
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
     throw error;
   }
   const at = `/proc/self/fd/${dir}/${baseOf(path)}`;
@@ -147,13 +145,13 @@ function openEntry(tree: BeneathRoot, path: string, linkFile: string): { mode: T
     // O_NONBLOCK: a FIFO put there meanwhile must not hang the open.
     fd = openSync(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
-    if (codeOf(error) !== 'ELOOP') throw error;
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    if (!hasErrorCode(error, 'ELOOP')) throw error;
     let target: Buffer;
     try {
       target = readlinkSync(at, { encoding: 'buffer' });
     } catch (again) {
-      if (codeOf(again) === 'ENOENT') return undefined;
+      if (hasErrorCode(again, 'ENOENT')) return undefined;
       throw changed(path, 'EEXIST', 'no longer a symlink');
     }
     writeFileSync(linkFile, target);

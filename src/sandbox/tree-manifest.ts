@@ -23,7 +23,7 @@ import {
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
 
 export type EntryType = 'file' | 'symlink' | 'dir' | 'other';
 
@@ -86,7 +86,7 @@ export async function walkTree(root: string, from = ''): Promise<Map<string, Ent
     try {
       names = readdirSync(absolute);
     } catch (error) {
-      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) continue;
+      if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) continue;
       throw walkError(dir, error);
     }
     if (names.some((name) => name.includes('\uFFFD'))) assertUtf8Names(absolute, dir);
@@ -97,7 +97,7 @@ export async function walkTree(root: string, from = ''): Promise<Map<string, Ent
       try {
         stat = statEntry(join(root, path));
       } catch (error) {
-        if (isCode(error, 'ENOENT')) continue;
+        if (hasErrorCode(error, 'ENOENT')) continue;
         throw walkError(path, error);
       }
       entries.set(path, stat);
@@ -273,7 +273,7 @@ function ensureDirectory(absolute: string): void {
       mkdirSync(absolute, { mode: 0o700 });
       return;
     } catch (error) {
-      if (attempt >= ENTRY_RETRIES || !(isCode(error, 'EEXIST') || isCode(error, 'ENOENT') || isCode(error, 'EISDIR'))) throw error;
+      if (attempt >= ENTRY_RETRIES || !(hasErrorCode(error, 'EEXIST') || hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'EISDIR'))) throw error;
     }
   }
 }
@@ -363,7 +363,7 @@ function tryLstat(absolute: string): Stats | undefined {
   try {
     return lstatSync(absolute);
   } catch (error) {
-    if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined;
+    if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return undefined;
     throw error;
   }
 }
@@ -403,6 +403,3 @@ export function walkError(path: string, error: unknown): McpActorsError {
   });
 }
 
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
-}

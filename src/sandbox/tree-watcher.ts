@@ -10,6 +10,7 @@
  */
 import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
+import { hasErrorCode } from '../errors/mcp-actors-error.js';
 import { MAX_CHANGED_PATHS } from './partial-walk.js';
 
 export interface TreeWatcherOptions {
@@ -117,7 +118,7 @@ export class TreeWatcher {
       watcher = watch(absolute, { persistent: false }, (_type, name) => this.#onEvent(dir, name));
     } catch (error) {
       if (isRoot) throw error;
-      if (!isCode(error, 'ENOENT') && !isCode(error, 'ENOTDIR')) this.#broken = true;
+      if (!hasErrorCode(error, 'ENOENT') && !hasErrorCode(error, 'ENOTDIR')) this.#broken = true;
       return;
     }
     watcher.on('error', () => {
@@ -147,6 +148,3 @@ export class TreeWatcher {
   }
 }
 
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
-}
