@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { Git } from './git.js';
 import { splitNul } from './git.js';
-import { compareStrings, gitPerm, type ExtraEntry, type ManifestIndex } from './tree-manifest.js';
+import { gitPerm } from './tree-entries.js';
+import { compareStrings, type ExtraEntry, type ManifestIndex } from './tree-manifest.js';
 
 export type ChangeKind = 'added' | 'modified' | 'deleted';
 export type ChangeType = 'file' | 'symlink' | 'directory';

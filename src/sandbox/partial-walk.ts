@@ -10,11 +10,11 @@
  */
 import { join } from 'node:path';
 import { hasErrorCode } from '../errors/mcp-actors-error.js';
+import { parentOf } from './tree-entries.js';
 import {
   compareStrings,
   isUnindexable,
   manifestItem,
-  parentOf,
   sameStat,
   statEntry,
   walkError,

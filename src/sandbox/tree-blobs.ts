@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
 import type { Git } from './git.js';
-import { gitPerm, parentOf } from './tree-manifest.js';
+import { baseOf, gitPerm, parentOf } from './tree-entries.js';
 
 /** What a path of the tree holds now, as git records it. */
 export type TreeBlob = { readonly mode: '100644' | '100755' | '120000'; readonly oid: string };
@@ -89,8 +89,6 @@ class BeneathRoot {
   }
 }
 
-const baseOf = (rel: string): string => rel.slice(rel.lastIndexOf('/') + 1);
-
 /**
  * Stores the files and symlinks at `paths` (relative to `root`) as blobs and returns what each
  * holds; a path that is gone maps to `undefined`. Throws an error with an fs code that the store
@@ -128,6 +126,26 @@ export async function storeBlobs(git: Git, root: string, paths: readonly string[
     rmSync(scratch, { recursive: true, force: true });
   }
   return found;
+}
+
+/**
+ * The target of the symlink at `path` beneath `root`, read through its directory's descriptor (for
+ * the manifest's unindexable links). Throws an fs code the store counts as a concurrent change when
+ * a directory on the way, or the link itself, is no longer what the walk saw.
+ */
+export function readLinkBeneath(root: string, path: string): string {
+  const tree = new BeneathRoot(root);
+  try {
+    const at = `/proc/self/fd/${tree.dir(parentOf(path))}/${baseOf(path)}`;
+    try {
+      return readlinkSync(at);
+    } catch (error) {
+      if (hasErrorCode(error, 'EINVAL')) throw changed(path, 'EEXIST', 'no longer a symlink');
+      throw error;
+    }
+  } finally {
+    tree.close();
+  }
 }
 
 /** Opens one entry for git to read: a file through its descriptor, a link's target written to `linkFile`. */

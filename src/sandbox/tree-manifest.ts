@@ -13,7 +13,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readlinkSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -24,6 +23,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
+import { readLinkBeneath } from './tree-blobs.js';
+import { gitPerm, parentOf } from './tree-entries.js';
 
 export type EntryType = 'file' | 'symlink' | 'dir' | 'other';
 
@@ -139,10 +140,6 @@ export function isUnindexable(path: string, type: EntryType): boolean {
   return false;
 }
 
-/** The permission bits git gives a regular file back: 755 when the owner could execute it, else 644. */
-export function gitPerm(perm: number): number {
-  return perm & 0o100 ? 0o755 : 0o644;
-}
 
 /**
  * The manifest of a walk. `extraBlobs` holds the blob id of every unindexable file; symlink
@@ -176,7 +173,7 @@ export function manifestItem(root: string, path: string, stat: EntryStat, extraB
   if (stat.type === 'dir') return { kind: 'dir', perm: stat.perm };
   if (stat.type !== 'file' && stat.type !== 'symlink') return undefined;
   if (isUnindexable(path, stat.type)) {
-    if (stat.type === 'symlink') return { kind: 'extra', entry: { path, type: 'symlink', target: readlinkSync(join(root, path)) } };
+    if (stat.type === 'symlink') return { kind: 'extra', entry: { path, type: 'symlink', target: readLinkBeneath(root, path) } };
     const blob = extraBlobs.get(path);
     if (blob === undefined) throw new Error(`no blob for unindexable file ${JSON.stringify(path)}`);
     return { kind: 'extra', entry: { path, type: 'file', blob, perm: stat.perm } };
@@ -351,12 +348,6 @@ function ancestorsAreTargetDirs(path: string, target: ManifestIndex): boolean {
     if (!target.dirs.has(parent)) return false;
     if (parent === '') return true;
   }
-}
-
-/** The parent of a relative path; `''` (the root) for a top-level one. */
-export function parentOf(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash < 0 ? '' : path.slice(0, slash);
 }
 
 function tryLstat(absolute: string): Stats | undefined {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGit, initRepository } from '../../../src/sandbox/git.js';
-import { storeBlobs } from '../../../src/sandbox/tree-blobs.js';
+import { readLinkBeneath, storeBlobs } from '../../../src/sandbox/tree-blobs.js';
 
 const temps: string[] = [];
 afterEach(() => {
@@ -82,5 +82,21 @@ describe('storeBlobs', () => {
     execFileSync('mkfifo', [join(root, 'fifo')]);
     await expect(storeBlobs(git, root, ['was-a-file'], store)).rejects.toMatchObject({ code: 'EISDIR' });
     await expect(storeBlobs(git, root, ['fifo'], store)).rejects.toMatchObject({ code: 'EEXIST' });
+  });
+
+  it('reads a link target through its directory, and refuses one behind a swapped directory or a file', async () => {
+    const { base, root } = await setup();
+    mkdirSync(join(root, 'sub', '.git'), { recursive: true });
+    symlinkSync('../elsewhere', join(root, 'sub', '.git', 'link'));
+    writeFileSync(join(root, 'sub', 'file'), 'x');
+    mkdirSync(join(base, 'outside'));
+    symlinkSync('/etc/hostname', join(base, 'outside', 'link'));
+    symlinkSync(join(base, 'outside'), join(root, 'swapped'));
+    const before = openDescriptors();
+    expect(readLinkBeneath(root, 'sub/.git/link')).toBe('../elsewhere');
+    expect(() => readLinkBeneath(root, 'swapped/link')).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => readLinkBeneath(root, 'sub/file')).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(() => readLinkBeneath(root, 'sub/gone')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    expect(openDescriptors()).toBe(before);
   });
 });
