@@ -167,7 +167,7 @@ export class SandboxPathRewriter {
    */
   rewriteArgs<T>(args: T, inputSchema?: JsonSchemaObject): T {
     const schemas = inputSchema === undefined ? [] : expandSchema(inputSchema, inputSchema);
-    return this.#rewriteArg(args, 'none', schemas, inputSchema, [], new Map()) as T;
+    return this.#rewriteArg(args, inputSchema, schemas) as T;
   }
 
   /**
@@ -178,7 +178,7 @@ export class SandboxPathRewriter {
    * Rewriting twice changes nothing the second time.
    */
   rewriteResult<T>(result: T): T {
-    return this.#rewriteOutput(result, new Map()) as T;
+    return this.#rewriteOutput(result) as T;
   }
 
   /**
@@ -251,63 +251,64 @@ export class SandboxPathRewriter {
     return this.toSandbox(value, argument);
   }
 
-  #rewriteArg(
-    value: unknown,
-    kind: FieldKind,
-    schemas: readonly JsonSchemaObject[],
-    root: JsonSchemaObject | undefined,
-    trail: readonly string[],
-    seen: Seen,
-  ): unknown {
-    if (typeof value === 'string') {
-      if (kind === 'path' || (kind === 'uri' && isFileUri(value))) return this.#rewritePathString(value, trail.join('.'));
-      return value;
-    }
-    if (typeof value !== 'object' || value === null) return value;
-    const copied = seen.get(value);
-    if (copied !== undefined) return copied;
-    if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      seen.set(value, out);
-      value.forEach((element, index) => {
-        out.push(this.#rewriteArg(element, kind, itemSchemas(schemas, index, root), root, [...trail, String(index)], seen));
-      });
-      return out;
-    }
-    if (!isPlainObject(value)) return value;
-    const out = emptyLike(value);
-    seen.set(value, out);
-    for (const key of Object.keys(value)) {
-      const childSchemas = propertySchemas(schemas, key, root);
-      const child = this.#rewriteArg(value[key], fieldKind(key, childSchemas), childSchemas, root, [...trail, key], seen);
-      defineData(out, key, child);
-    }
-    return out;
+  #rewriteArg(args: unknown, root: JsonSchemaObject | undefined, schemas: readonly JsonSchemaObject[]): unknown {
+    type At = { readonly kind: FieldKind; readonly schemas: readonly JsonSchemaObject[]; readonly trail: readonly string[] };
+    return mapStrings<At>(args, { kind: 'none', schemas, trail: [] }, new Map(), {
+      leaf: (text, at) => (at.kind === 'path' || (at.kind === 'uri' && isFileUri(text)) ? this.#rewritePathString(text, at.trail.join('.')) : text),
+      inner: (at, key) => {
+        if (typeof key === 'number') return { kind: at.kind, schemas: itemSchemas(at.schemas, key, root), trail: [...at.trail, String(key)] };
+        const inner = propertySchemas(at.schemas, key, root);
+        return { kind: fieldKind(key, inner), schemas: inner, trail: [...at.trail, key] };
+      },
+    });
   }
 
-  #rewriteOutput(value: unknown, seen: Seen): unknown {
-    if (typeof value === 'string') return this.rewriteText(value);
-    if (typeof value !== 'object' || value === null) return value;
-    const copied = seen.get(value);
-    if (copied !== undefined) return copied;
-    if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      seen.set(value, out);
-      for (const element of value) out.push(this.#rewriteOutput(element, seen));
-      return out;
-    }
-    if (!isPlainObject(value)) return value;
-    const out = emptyLike(value);
+  #rewriteOutput(result: unknown): unknown {
+    return mapStrings<true>(result, true, new Map(), {
+      leaf: (text) => this.rewriteText(text),
+      // An image's or audio's `data` and a resource's `blob` are base64: never rewritten.
+      inner: (_, key, parent) => {
+        if (isArray(parent)) return true;
+        const binaryBlock = parent['type'] === 'image' || parent['type'] === 'audio';
+        const resourceContents = Object.hasOwn(parent, 'uri') || Object.hasOwn(parent, 'mimeType');
+        return (binaryBlock && key === 'data') || (resourceContents && key === 'blob') ? undefined : true;
+      },
+    });
+  }
+}
+
+/**
+ * A copy of a JSON value in which `visit.leaf` has replaced every string, told the string's place
+ * (`At`); `visit.inner` gives the place of an array's item or an object's key, or `undefined` to keep
+ * that child as it is. Only arrays and plain objects are copied; an object met twice is copied once.
+ */
+function mapStrings<At>(
+  value: unknown,
+  at: At,
+  seen: Seen,
+  visit: { leaf(text: string, at: At): unknown; inner(at: At, key: string | number, parent: Record<string, unknown> | readonly unknown[]): At | undefined },
+): unknown {
+  if (typeof value === 'string') return visit.leaf(value, at);
+  if (typeof value !== 'object' || value === null) return value;
+  const copied = seen.get(value);
+  if (copied !== undefined) return copied;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
     seen.set(value, out);
-    const binaryBlock = value['type'] === 'image' || value['type'] === 'audio';
-    const resourceContents = Object.hasOwn(value, 'uri') || Object.hasOwn(value, 'mimeType');
-    for (const key of Object.keys(value)) {
-      const child = value[key];
-      const untouched = (binaryBlock && key === 'data') || (resourceContents && key === 'blob');
-      defineData(out, key, untouched ? child : this.#rewriteOutput(child, seen));
-    }
+    value.forEach((element, index) => {
+      const inner = visit.inner(at, index, value);
+      out.push(inner === undefined ? element : mapStrings(element, inner, seen, visit));
+    });
     return out;
   }
+  if (!isPlainObject(value)) return value;
+  const out = emptyLike(value);
+  seen.set(value, out);
+  for (const key of Object.keys(value)) {
+    const inner = visit.inner(at, key, value);
+    defineData(out, key, inner === undefined ? value[key] : mapStrings(value[key], inner, seen, visit));
+  }
+  return out;
 }
 
 function absoluteRoot(root: unknown, name: string): string {
@@ -329,6 +330,8 @@ function startsSegment(text: string, index: number): boolean {
   }
   return true;
 }
+
+const isArray = (value: Record<string, unknown> | readonly unknown[]): value is readonly unknown[] => Array.isArray(value);
 
 function isPlainObject(value: object): value is Record<string, unknown> {
   const proto: unknown = Object.getPrototypeOf(value);
