@@ -31,6 +31,7 @@ describe('the link races, confined', () => {
 
 describe('the link races, unconfined (the test can fail)', () => {
   for (const race of ['planted', 'flipping'] as const) {
+    // Unconfined, writes go on past WRITES (up to 5 × WRITES) until one lands outside.
     it(`${race}: at least one write lands outside the sandbox`, async () => {
       const summary = await runLinkRace(race, 'unconfined', WRITES, { untilEscape: true });
       console.log(JSON.stringify({ race, unconfined: true, calls: summary.calls, outside: summary.outside.length, lies: summary.mismatches.length, escapeEvents: summary.escapeEvents, counts: summary.counts }));

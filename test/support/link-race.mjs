@@ -79,8 +79,10 @@ try {
 
   let delayUs = 15_000;
   const limit = untilEscape ? writes * 5 : writes;
+  // What the race wrote outside: everything there but the files kept there from the start.
+  const escaped = () => readdirSync(outside).filter((name) => name !== 'existing' && name !== 'kept');
   for (let n = 0; n < limit; n++) {
-    if (untilEscape && n >= writes && readdirSync(outside).length > 0) break;
+    if (untilEscape && n >= writes && escaped().length > 0) break;
     const dir = join(sandbox.root, `d-${n}`);
     mkdirSync(dir);
     const stopFile = join(stops, String(n));
@@ -101,7 +103,7 @@ try {
     }
   }
 
-  summary.outside = readdirSync(outside).filter((name) => name !== 'existing' && name !== 'kept');
+  summary.outside = escaped();
   summary.lost = KEPT.filter((name) => !safeExists(join(outside, name)));
   const insideFiles = new Map();
   walk(sandbox.root, (path) => {
