@@ -37,7 +37,6 @@ import {
 } from './checkpoint-store-dir.js';
 import { ConfinedRollbackWorker, type RollbackConfinement } from './confined-rollback.js';
 import { createGit, splitNul, type Git } from './git.js';
-import { storeBlobs } from './tree-blobs.js';
 import { clearLeftoverGit } from './git-leftovers.js';
 import {
   applyHints,
@@ -64,6 +63,7 @@ import {
   type EntryStat,
   type TreeManifest,
 } from './tree-manifest.js';
+import { storeBlobs } from './tree-blobs.js';
 
 export type { FileChange } from './change-set.js';
 export { planIndexUpdate, racyPaths, type IndexUpdate, type WalkCache } from './partial-walk.js';
@@ -592,9 +592,5 @@ export class CheckpointStore {
 
 function publicCheckpoint({ manifest: _manifest, ...checkpoint }: StoredCheckpoint): Checkpoint {
   return { ...checkpoint };
-}
-
-function nulList(paths: readonly string[]): string {
-  return `${paths.join('\0')}\0`;
 }
 

@@ -81,7 +81,8 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
   return { stdout: result.stdout.toString('utf8'), stderr: result.stderr, exitCode: result.exitCode };
 }
 
-const definedOnly = (env: NodeJS.ProcessEnv): Record<string, string> =>
+/** An environment without its unset entries, as a spawn's `env` record. */
+export const definedOnly = (env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 
 export { splitNul };

@@ -9,7 +9,7 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 import { copyEntry, copyTree, isStrictlyInside, limiter, lstatOrUndefined, removeEntry, type SkipEntry } from './copy-tree.js';
 import { planConfinement, type PreparedConfinement } from '../actors/confinement/confinement-plan.js';
 import { probeConfinement } from '../actors/confinement/probe.js';
-import { runGit, splitNul } from './sandbox-git.js';
+import { definedOnly, runGit, splitNul } from './sandbox-git.js';
 import { type TreeStore } from './unified-diff.js';
 
 export type SandboxKind = 'git-worktree' | 'copy';
@@ -174,9 +174,8 @@ export async function snapshot(layout: Layout): Promise<string> {
 function snapshotBox(layout: Layout): PreparedConfinement | undefined {
   const probe = probeConfinement(process.env.PATH);
   if (!probe.available) return undefined;
-  const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   // `args` names the project, so a project under the host's temp dir (and its repository) stays readable.
-  const target = { serverName: 'sandbox-snapshot', setting: { root: layout.tempDir, network: 'none' as const }, env, cwd: layout.store.cwd, command: 'git', args: [layout.hostTop] };
+  const target = { serverName: 'sandbox-snapshot', setting: { root: layout.tempDir, network: 'none' as const }, env: definedOnly(process.env), cwd: layout.store.cwd, command: 'git', args: [layout.hostTop] };
   return planConfinement(target, probe.bwrap);
 }
 
