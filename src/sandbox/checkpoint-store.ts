@@ -4,8 +4,9 @@
  * index (see `tree-manifest.ts`).
  *
  * Cost: each snapshot `lstat`s every entry once in Node (the only O(tree) part, about 4-5 µs an
- * entry here) and hands git only the paths whose stat changed; git's persistent private index and
- * its cache tree make hashing and `write-tree` grow with the changed files. Given `changedPaths`
+ * entry here) and reads only the paths whose stat changed, through descriptors (`tree-blobs.ts`:
+ * never through a link swapped in meanwhile); git's persistent private index and its cache tree
+ * make `write-tree` grow with the changed files. Given `changedPaths`
  * (a watcher's events), a snapshot re-reads only those (see `partial-walk.ts`), so its whole cost
  * grows with the changes. A rollback is journaled
  * and every step is idempotent, so one interrupted by a crash finishes on the next `open()`.

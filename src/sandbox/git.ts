@@ -56,7 +56,7 @@ export interface GitLocation {
   readonly gitDir: string;
   /** The tracked directory (`GIT_WORK_TREE`). */
   readonly workTree: string;
-  /** The private index (`GIT_INDEX_FILE`); it persists so git's stat cache skips unchanged files. */
+  /** The private index (`GIT_INDEX_FILE`); it persists, and its stat data (refreshed before a rollback's checkout and on reopen) lets git skip unchanged files. */
   readonly indexFile: string;
   /** A directory without git configuration, used as `HOME` and `XDG_CONFIG_HOME`. */
   readonly home: string;

@@ -36,9 +36,9 @@ export interface WalkCache {
 
 /** What a snapshot hands git, given the last walk and this one. */
 export interface IndexUpdate {
-  /** Indexable files and symlinks that are new or whose stat changed (or was racy): `update-index --add`. */
+  /** Indexable files and symlinks that are new or whose stat changed (or was racy): read again (`storeBlobs`). */
   readonly changed: string[];
-  /** Indexed paths that are gone or no longer indexable: `update-index --force-remove`. */
+  /** Indexed paths that are gone or no longer indexable: removed from the index. */
   readonly removed: string[];
   /** Unindexable files to hash into the object store. */
   readonly extrasToHash: string[];
