@@ -5,7 +5,7 @@
  * for a symlink to any host folder, and git's `remove_subtree` or a recursive `rm` then deletes what
  * is inside that folder. Measured here (test/confine/rollback-race.race.ts): against an attacker
  * that swaps a directory and a link to another folder atomically, a store's rollbacks run in the
- * host deleted a file in that folder within 16-248 rollbacks; confined, 1,000 deleted nothing.
+ * host deleted a file in that folder within 10-248 rollbacks; confined, 1,000 deleted nothing.
  *
  * So, wherever bubblewrap works, a store's rollbacks run in a worker of its own
  * (`confined-rollback.mjs`) under bwrap: the whole host read-only, only the tree and the store
