@@ -40,12 +40,12 @@ export function isMcpActorsError(value: unknown): value is McpActorsError {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
 }
 
-/** The message of any thrown value, for wrapping it as a cause. */
 /** Whether a thrown value carries this `code`: a Node errno code such as `ENOENT`, or one of ours. */
 export function hasErrorCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
+/** The message of any thrown value, for wrapping it as a cause. */
 export function messageOf(value: unknown): string {
   if (value instanceof Error) return value.message;
   return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);

@@ -35,7 +35,6 @@ export interface StoreFile {
   readonly checkpoints: readonly StoredCheckpoint[];
 }
 
-
 export function locationOf(root: string, storeDir: string): GitLocation {
   return { gitDir: join(storeDir, 'git'), workTree: root, indexFile: join(storeDir, 'index'), home: storeDir };
 }
@@ -128,4 +127,3 @@ export async function exists(path: string): Promise<boolean> {
 export function invalid(message: string, cause?: unknown): McpActorsError {
   return new McpActorsError(ErrorCode.INVALID_ARGUMENT, message, cause === undefined ? {} : { cause });
 }
-

@@ -64,7 +64,7 @@ import {
   type EntryStat,
   type TreeManifest,
 } from './tree-manifest.js';
-import { storeBlobs } from './tree-blobs.js';
+import { storeBlobs, treeChanged } from './tree-blobs.js';
 
 export type { FileChange } from './change-set.js';
 export { planIndexUpdate, racyPaths, type IndexUpdate, type WalkCache } from './partial-walk.js';
@@ -454,9 +454,7 @@ export class CheckpointStore {
   async #hashFiles(paths: readonly string[]): Promise<Map<string, string>> {
     const blobs = new Map<string, string>();
     for (const [path, blob] of await storeBlobs(this.#git, this.root, paths, this.storeDir)) {
-      if (blob?.mode === '120000' || blob === undefined) {
-        throw Object.assign(new Error(`${path}: no longer a regular file (the tree changed while it was read)`), { code: blob ? 'EEXIST' : 'ENOENT' });
-      }
+      if (blob?.mode === '120000' || blob === undefined) throw treeChanged(path, blob ? 'EEXIST' : 'ENOENT', 'no longer a regular file');
       blobs.set(path, blob.oid);
     }
     return blobs;

@@ -325,4 +325,3 @@ async function readSubtree(root: string, path: string): Promise<Map<string, Entr
     throw error;
   }
 }
-

@@ -179,7 +179,6 @@ function snapshotBox(layout: Layout): PreparedConfinement | undefined {
   return planConfinement(target, probe.bwrap);
 }
 
-
 /** GIT_ALTERNATE_OBJECT_DIRECTORIES is `:`-separated; a path holding `:` or `"` must be C-quoted. */
 function quoteAlternate(path: string): string {
   return /[:"\\]/.test(path) ? `"${path.replace(/[\\"]/g, (c) => `\\${c}`)}"` : path;

@@ -30,7 +30,7 @@ const CHUNK = 200;
 const MAX_OPEN_DIRS = 64;
 
 /** An entry changed between the walk and this read: the snapshot is taken again. */
-function changed(path: string, code: string, what: string): NodeJS.ErrnoException {
+export function treeChanged(path: string, code: string, what: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${path}: ${what} (the tree changed while it was read)`), { code, path });
 }
 
@@ -68,7 +68,7 @@ class BeneathRoot {
       fd = openSync(`/proc/self/fd/${parent}/${baseOf(rel)}`, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     } catch (error) {
       // ENOTDIR: a link (or a file) where the walk saw a directory; ELOOP on some kernels.
-      if (hasErrorCode(error, 'ENOTDIR') || hasErrorCode(error, 'ELOOP')) throw changed(rel, 'ENOTDIR', 'no longer a directory');
+      if (hasErrorCode(error, 'ENOTDIR') || hasErrorCode(error, 'ELOOP')) throw treeChanged(rel, 'ENOTDIR', 'no longer a directory');
       throw error;
     }
     this.#dirs.set(rel, fd);
@@ -140,7 +140,7 @@ export function readLinkBeneath(root: string, path: string): string {
     try {
       return readlinkSync(at);
     } catch (error) {
-      if (hasErrorCode(error, 'EINVAL')) throw changed(path, 'EEXIST', 'no longer a symlink');
+      if (hasErrorCode(error, 'EINVAL')) throw treeChanged(path, 'EEXIST', 'no longer a symlink');
       throw error;
     }
   } finally {
@@ -170,7 +170,7 @@ function openEntry(tree: BeneathRoot, path: string, linkFile: string): { mode: T
       target = readlinkSync(at, { encoding: 'buffer' });
     } catch (again) {
       if (hasErrorCode(again, 'ENOENT')) return undefined;
-      throw changed(path, 'EEXIST', 'no longer a symlink');
+      throw treeChanged(path, 'EEXIST', 'no longer a symlink');
     }
     writeFileSync(linkFile, target);
     return { mode: '120000', source: linkFile };
@@ -178,7 +178,7 @@ function openEntry(tree: BeneathRoot, path: string, linkFile: string): { mode: T
   const stats = fstatSync(fd);
   if (!stats.isFile()) {
     closeSync(fd);
-    throw changed(path, stats.isDirectory() ? 'EISDIR' : 'EEXIST', 'no longer a regular file');
+    throw treeChanged(path, stats.isDirectory() ? 'EISDIR' : 'EEXIST', 'no longer a regular file');
   }
   return { mode: gitPerm(stats.mode) === 0o755 ? '100755' : '100644', source: `/proc/${process.pid}/fd/${fd}`, fd };
 }

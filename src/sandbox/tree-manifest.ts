@@ -140,7 +140,6 @@ export function isUnindexable(path: string, type: EntryType): boolean {
   return false;
 }
 
-
 /**
  * The manifest of a walk. `extraBlobs` holds the blob id of every unindexable file; symlink
  * targets of unindexable symlinks are read here.
@@ -393,4 +392,3 @@ export function walkError(path: string, error: unknown): McpActorsError {
     details: { path },
   });
 }
-

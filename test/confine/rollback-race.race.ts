@@ -6,7 +6,7 @@
  * the directory it looked at and deletes the folder's file (the test can fail); confined, 1,000
  * rollbacks delete nothing, and each ends restored or CHECKPOINT_FAILED (the attack never stops).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { findBwrap } from '../../src/actors/confinement/probe.js';
 import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
 import { rollBackRepeatedly, unexpectedOutcomes, type RollbackOutcomes } from '../support/rollback-outcomes.js';
-import { requireBwrap } from '../support/run-link-race.js';
+import { requireBwrap, requirePython } from '../support/run-link-race.js';
 
 const EXCHANGER = fileURLToPath(new URL('../support/dir-exchanger.py', import.meta.url));
 const LONG = 10 * 60_000;
@@ -24,11 +24,6 @@ afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function requirePython(): void {
-  if (spawnSync('python3', ['-c', 'import ctypes'], { stdio: 'ignore' }).status !== 0) {
-    throw new Error('python3 (with ctypes) is needed for the atomic swap of this race: apt-get install -y python3');
-  }
-}
 
 /** Rolls back until the outside file is gone or `limit` rollbacks, with the attacker running. */
 async function race(confined: boolean, limit: number): Promise<{ rollbacks: number; lost: boolean; outcomes: Record<string, number> }> {

@@ -8,16 +8,16 @@
  * - A sandbox's diff (`git add`, for the project's filters): in bubblewrap's box it cannot see a denied
  *   folder (`~/.ssh`), so it never shows one of its files.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findBwrap } from '../../src/actors/confinement/probe.js';
 import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
 import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
+import { requireBwrap, requirePython } from '../support/run-link-race.js';
 
 const ATTACKER = fileURLToPath(new URL('../support/swap-and-write.py', import.meta.url));
 const SECRET = 'the private key the server must not see';
@@ -31,11 +31,6 @@ function storedObjects(storeDir: string): string {
   return execFileSync('git', ['--git-dir', join(storeDir, 'git'), 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
 }
 
-function requirePython(): void {
-  if (spawnSync('python3', ['-c', 'import ctypes'], { stdio: 'ignore' }).status !== 0) {
-    throw new Error('python3 (with ctypes) is needed for the atomic exchange of this race: apt-get install -y python3');
-  }
-}
 
 /** Runs the attacker on `<root>/d` and `<root>/alt` while `work` runs; returns how many times it wrote the file. */
 async function underAttack(root: string, base: string, work: () => Promise<void>): Promise<number> {
@@ -90,7 +85,7 @@ describe('snapshots against a directory exchanged with a link to an outside fold
 
   it("a sandbox's diff never shows a file of a denied folder (bubblewrap's box)", { timeout: 120_000 }, async () => {
     requirePython();
-    if (findBwrap(process.env.PATH) === undefined) throw new Error('bubblewrap (bwrap) is needed here: apt-get install -y bubblewrap');
+    requireBwrap();
     const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
     temps.push(base);
     const [home, project] = [join(base, 'home'), join(base, 'project')];

@@ -2,7 +2,7 @@
  * Runs test/support/link-race.mjs (as this user, or as nobody through setpriv) and returns its
  * summary. Shared by the quick race test in npm test and the long ones of `npm run test:confine`.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,13 @@ export interface RaceSummary {
 export function requireBwrap(): void {
   if (findBwrap(process.env.PATH) === undefined) {
     throw new Error('bubblewrap (bwrap) is not installed and these tests need it: apt-get install -y bubblewrap');
+  }
+}
+
+/** The atomic swaps of the races (renameat2, which Node cannot call) are made by python3 scripts. */
+export function requirePython(): void {
+  if (spawnSync('python3', ['-c', 'import ctypes'], { stdio: 'ignore' }).status !== 0) {
+    throw new Error('python3 (with ctypes) is needed for the atomic swap of this race: apt-get install -y python3');
   }
 }
 

@@ -10,14 +10,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  const openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
-    if (typeof path === 'string' && path.startsWith('/proc/self/fd/')) {
-      throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
-    }
-    return (real.openSync as (...args: unknown[]) => number)(path, ...rest);
-  }) as typeof real.openSync;
-  return { ...real, default: { ...real, openSync }, openSync };
+  const { overrideFs } = await import('../../support/fs-override.js');
+  return overrideFs(await importOriginal<typeof import('node:fs')>(), (real) => ({
+    openSync: ((path: fs.PathLike, ...rest: unknown[]) => {
+      if (typeof path === 'string' && path.startsWith('/proc/self/fd/')) {
+        throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+      }
+      return (real.openSync as (...args: unknown[]) => number)(path, ...rest);
+    }) as typeof real.openSync,
+  }));
 });
 
 const { storeBlobs } = await import('../../../src/sandbox/tree-blobs.js');

@@ -14,15 +14,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 const stale = vi.hoisted(() => ({ paths: new Set<string>() }));
 
 vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  const lstatSync = ((path: fs.PathLike, options?: fs.StatSyncOptions) => {
-    if (typeof path === 'string' && stale.paths.delete(path)) {
+  const { overrideFs } = await import('../../support/fs-override.js');
+  return overrideFs(await importOriginal<typeof import('node:fs')>(), (real) => ({
+    lstatSync: ((path: fs.PathLike, options?: fs.StatSyncOptions) => {
       // What the entry was before another process replaced it: a symlink.
-      return real.lstatSync(`${path}.was`);
-    }
-    return real.lstatSync(path, options);
-  }) as typeof real.lstatSync;
-  return { ...real, default: { ...real, lstatSync }, lstatSync };
+      if (typeof path === 'string' && stale.paths.delete(path)) return real.lstatSync(`${path}.was`);
+      return real.lstatSync(path, options);
+    }) as typeof real.lstatSync,
+  }));
 });
 
 const { restoreDirectories } = await import('../../../src/sandbox/tree-manifest.js');
