@@ -25,6 +25,7 @@ import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js
 import { ToolRegistry } from '../registry/tool-registry.js';
 import type { Redactor } from '../redaction/redactor.js';
 import type { Checkpoint } from '../sandbox/checkpoint-store.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { callLabel } from '../inspector/actor-labels.js';
 import { authorizeWith, categoryOf, policyDecision, type ApprovalCallback, type PolicyContext } from './permissions.js';
@@ -49,6 +50,8 @@ export interface ActorWiring {
   readonly domainServers: ReadonlyMap<string, DomainServer>;
   readonly customTools: readonly { readonly descriptor: ToolDescriptor; readonly handler: ToolHandler }[];
   readonly workspace: SandboxWorkspace | undefined;
+  /** The sandbox the workspace is of: told what the servers confined in it may not read. */
+  readonly sandbox: Sandbox | undefined;
   readonly sandboxId: string | undefined;
   /** The runtime's actor: it spawns this actor's machine as its child and owns the servers. */
   readonly runtime: Actor<typeof runtimeMachine>;
@@ -363,6 +366,7 @@ export class ActorHandle implements AsyncDisposable {
         sandboxRoot: workspace?.roots.root,
         projectRoot: workspace?.roots.logicalRoot,
         sandboxId: this.wiring.sandboxId,
+        sandbox: this.wiring.sandbox,
         actor: this.actor,
         overrides: Object.fromEntries(
           Object.entries(config.tools)

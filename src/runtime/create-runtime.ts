@@ -275,6 +275,7 @@ class RuntimeImpl implements Runtime {
       domainServers: this.domainServers,
       customTools: this.options.tools ?? [],
       workspace,
+      sandbox: options.sandbox,
       sandboxId: sandboxEntry?.id,
       runtime: this.actor,
       label: this.childLabel(spec.name, options.tenant),

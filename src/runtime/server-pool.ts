@@ -19,10 +19,11 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { Redactor } from '../redaction/redactor.js';
 import { serverLabel } from '../inspector/actor-labels.js';
 import { bindPlaceholders } from './placeholders.js';
-import { withSandbox } from '../actors/confinement/confinement-plan.js';
+import { extraDeniedPaths, withSandbox } from '../actors/confinement/confinement-plan.js';
 import { forTenant, type RuntimeElicitHandler, type RuntimeSampleHandler } from '../actors/server-requests.js';
 import type { ServerAuth } from '../auth/server-auth.js';
 import type { ServerActors } from '../actors/server-actors.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 
 /** What the host gave for remote servers and for the questions servers ask back. */
 export interface RemoteOptions {
@@ -47,6 +48,8 @@ export interface AcquireOptions {
   /** The project the sandbox stands for (a confined server cannot read its `.env` files). */
   readonly projectRoot?: string | undefined;
   readonly sandboxId: string | undefined;
+  /** The sandbox itself: told the extra paths a server confined in it may not read (`Sandbox.denyReads`). */
+  readonly sandbox?: Pick<Sandbox, 'denyReads'> | undefined;
   /** The actor machine that takes the reference: it asks the runtime's machine, as the holder. */
   readonly actor: ActorRefFrom<typeof actorMachine>;
   readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
@@ -90,6 +93,8 @@ export class ServerPool {
     const placed = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
     const confine = placed.transport === 'stdio' ? withSandbox(placed.confine, options.sandboxRoot, options.projectRoot) : placed.confine;
     const bound = confine === undefined ? placed : { ...placed, confine };
+    // The sandbox's own git (diff, applyToHost) must not read what this server may not.
+    options.sandbox?.denyReads(extraDeniedPaths(bound.confine, bound.env.HOME ?? process.env.HOME));
     const systemId = serverLabel(config.name, options.tenant, options.sandboxId);
     const provider = bound.transport !== 'stdio' && bound.url ? this.remote.auth?.({ name: bound.name, url: bound.url, tenant: options.tenant }) : undefined;
     const client = new McpClient(bound, {

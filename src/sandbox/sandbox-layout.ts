@@ -158,11 +158,12 @@ export async function createCopy(logicalRoot: string, tempDir: string, includeIg
  * directory for a link to a host folder between git's look and its read (see `tree-blobs.ts`, which
  * the checkpoints use instead; `git add` stays here for the project's own filters and attributes).
  * Wherever bubblewrap works, which is where servers are confined, git reads in a box that sees no
- * more of the host than a confined server: the host's temp dir and the denied paths (`~/.ssh`, …)
- * hidden, no network; only the sandbox's own folder is writable.
+ * more of the host than a confined server: the host's temp dir, the default denied paths (`~/.ssh`,
+ * …), the project's `.env` files and `deniedReads` (the extra `deny` paths of the servers confined
+ * in the sandbox) hidden, no network; only the sandbox's own folder is writable.
  */
-export async function snapshot(layout: Layout): Promise<string> {
-  const box = snapshotBox(layout);
+export async function snapshot(layout: Layout, deniedReads: readonly string[] = []): Promise<string> {
+  const box = snapshotBox(layout, deniedReads);
   try {
     await runGit(layout.addArgs, box === undefined ? layout.store : { ...layout.store, confined: box.plan });
   } finally {
@@ -171,11 +172,12 @@ export async function snapshot(layout: Layout): Promise<string> {
   return (await runGit(['write-tree'], layout.store)).stdout.trim();
 }
 
-function snapshotBox(layout: Layout): PreparedConfinement | undefined {
+function snapshotBox(layout: Layout, deny: readonly string[]): PreparedConfinement | undefined {
   const probe = probeConfinement(process.env.PATH);
   if (!probe.available) return undefined;
   // `args` names the project, so a project under the host's temp dir (and its repository) stays readable.
-  const target = { serverName: 'sandbox-snapshot', setting: { root: layout.tempDir, network: 'none' as const }, env: definedOnly(process.env), cwd: layout.store.cwd, command: 'git', args: [layout.hostTop] };
+  const setting = { root: layout.tempDir, network: 'none' as const, project: layout.logicalRoot, deny: [...deny] };
+  const target = { serverName: 'sandbox-snapshot', setting, env: definedOnly(process.env), cwd: layout.store.cwd, command: 'git', args: [layout.hostTop] };
   return planConfinement(target, probe.bwrap);
 }
 

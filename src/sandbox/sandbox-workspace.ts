@@ -98,7 +98,8 @@ export class SandboxWorkspace implements AsyncDisposable {
 
   /** The tree is known to equal the baseline (or just became it): forget the events so far. */
   private markClean(): void {
-    this.dirty = this.watcher === undefined;
+    // Clean stays known only while the watcher reports every change (not broken, not paused by a flood).
+    this.dirty = this.watcher === undefined || !this.watcher.watchesAll;
     this.lastEvent.clear();
     this.eventsLost = false;
   }
@@ -183,7 +184,7 @@ export class SandboxWorkspace implements AsyncDisposable {
       throw error;
     }
     workspace.current = new SandboxWorkspace(roots, checkpoints, initial.id, watcher);
-    if (!watcher) workspace.current.dirty = true;
+    workspace.current.markClean();
     return workspace.current;
   }
 

@@ -22,7 +22,7 @@
 import { constants, type Stats } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rename, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { copyEntry, limiter, lstatOrUndefined, removeEntry } from './copy-tree.js';
@@ -100,6 +100,8 @@ export class Sandbox implements AsyncDisposable {
   #baseline: string;
   #tail: Promise<unknown> = Promise.resolve();
   #disposed: Promise<void> | undefined;
+  /** Paths `diff()` and `applyToHost()` never read through a link (see `denyReads`). */
+  readonly #deniedReads = new Set<string>();
 
   private constructor(layout: Layout, baseline: string, id: string, createdAt: number, reopened: boolean) {
     this.#layout = layout;
@@ -193,11 +195,30 @@ export class Sandbox implements AsyncDisposable {
     await runGit(['worktree', 'prune'], { cwd: result.stdout.trim() });
   }
 
+  /**
+   * Adds host paths that `diff()` and `applyToHost()` must never read, on top of the default denied
+   * folders (`~/.ssh`, …) and the project's `.env` files. Their `git add` reads files by path, and a
+   * server still running in the sandbox could swap a directory for a link to such a path; where
+   * bubblewrap works, git runs in a box that hides them. The runtime adds the extra `confine.deny`
+   * paths of every server it confines in the sandbox; a host that confines servers itself adds
+   * theirs. Paths are absolute; a path that does not exist is ignored.
+   */
+  denyReads(paths: Iterable<string>): void {
+    const given = [...paths];
+    const notAbsolute = given.find((path) => typeof path !== 'string' || !isAbsolute(path));
+    if (notAbsolute !== undefined) {
+      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `denyReads() takes absolute paths, got ${JSON.stringify(notAbsolute)}: resolve it first (path.resolve)`, {
+        details: { path: String(notAbsolute) },
+      });
+    }
+    for (const path of given) this.#deniedReads.add(resolve(path));
+  }
+
   /** The change set since creation (or the last `applyToHost()`) as a unified diff. */
   diff(): Promise<string> {
     return this.#serial(async () => {
       const { store, prefix } = this.#layout;
-      return unifiedDiff(store, this.#baseline, await snapshot(this.#layout), prefix);
+      return unifiedDiff(store, this.#baseline, await snapshot(this.#layout, [...this.#deniedReads]), prefix);
     });
   }
 
@@ -261,7 +282,7 @@ export class Sandbox implements AsyncDisposable {
 
   async #changes(): Promise<TreeChange[]> {
     const { store, prefix } = this.#layout;
-    return treeChanges(store, this.#baseline, await snapshot(this.#layout), prefix);
+    return treeChanges(store, this.#baseline, await snapshot(this.#layout, [...this.#deniedReads]), prefix);
   }
 
   async #hostStates(changes: readonly TreeChange[]): Promise<Map<string, HostState>> {

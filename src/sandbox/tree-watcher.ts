@@ -7,6 +7,11 @@
  * When unsure, `take()` answers `undefined` ("walk everything"): after an `error` event, a null
  * file name, a directory it could not watch, more distinct paths than `maxPaths`, or more events
  * than `maxEvents` (kept below the kernel's queue size, whose overflow libuv drops silently).
+ *
+ * Past those limits it stops watching until the next `take()`, which watches the tree afresh: the
+ * answer is "walk everything" by then anyway, and a process that goes on churning the tree (a
+ * server swapping a directory and a link in a loop makes some 70,000 events a second) would
+ * otherwise keep the host's event loop busy re-watching directories, over a core of CPU.
  */
 import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -37,6 +42,8 @@ export class TreeWatcher {
   #unknown = false;
   /** A directory could not be watched: nothing below it is ever reported, so every answer is "unknown". */
   #broken = false;
+  /** Past the limits: nothing is watched until the next `take()`. */
+  #paused = false;
   #closed = false;
 
   private constructor(root: string, options: TreeWatcherOptions) {
@@ -65,7 +72,20 @@ export class TreeWatcher {
     this.#changed = new Set();
     this.#events = 0;
     this.#unknown = false;
+    if (this.#paused && !this.#closed) {
+      this.#paused = false;
+      try {
+        this.#watchTree('', true);
+      } catch {
+        this.#broken = true; // the root is gone or unwatchable: every answer is "unknown" from now on
+      }
+    }
     return taken;
+  }
+
+  /** Whether every change is being reported now (else whoever relies on the events must look for itself). */
+  get watchesAll(): boolean {
+    return !this.#paused && !this.#broken && !this.#closed;
   }
 
   close(): void {
@@ -75,20 +95,26 @@ export class TreeWatcher {
   }
 
   #onEvent(dir: string, name: string | null): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#paused) return;
     const path = name === null ? null : dir === '' ? name : `${dir}/${name}`;
     this.#options.onEvent?.(path);
     this.#events += 1;
-    if (path === null) {
-      this.#unknown = true;
-      return;
+    if (path !== null) {
+      this.#record(path);
+      // An event about the watched directory itself (chmod, removal, move) carries its own name,
+      // like a child of that name would: take it as both.
+      if (name === (dir === '' ? this.#rootName : basename(dir))) this.#record(dir);
     }
-    this.#record(path);
-    // An event about the watched directory itself (chmod, removal, move) carries its own name,
-    // like a child of that name would: take it as both.
-    if (name === (dir === '' ? this.#rootName : basename(dir))) this.#record(dir);
     const limit = this.#options.maxEvents ?? 2 * MAX_CHANGED_PATHS;
-    if (this.#events > limit || this.#changed.size > (this.#options.maxPaths ?? MAX_CHANGED_PATHS)) this.#unknown = true;
+    if (path === null || this.#events > limit || this.#changed.size > (this.#options.maxPaths ?? MAX_CHANGED_PATHS)) this.#pause();
+  }
+
+  /** Stops watching until the next `take()`; tells `onEvent` that events are lost from here (a null path). */
+  #pause(): void {
+    this.#unknown = true;
+    this.#paused = true;
+    this.#unwatchTree('');
+    this.#options.onEvent?.(null);
   }
 
   /** Notes `path` and keeps the watches right: a new or replaced directory is watched, a gone one unwatched. */

@@ -293,6 +293,13 @@ describe('Sandbox of a git repository', () => {
     await expect(sandbox.diff()).rejects.toMatchObject({ code: 'SANDBOX_FAILED' });
   });
 
+  it('takes only absolute paths for denyReads, and says how to make one', async () => {
+    const sandbox = await create(makeRepo());
+    expect(() => sandbox.denyReads(['secrets'])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('path.resolve') }));
+    sandbox.denyReads(['/nonexistent/secrets']); // a path that does not exist is ignored when git runs
+    expect(await sandbox.diff()).toBe('');
+  });
+
   it('prunes the worktree entry a crash left behind when the next sandbox is created', async () => {
     const repo = makeRepo();
     const crashed = await create(repo);

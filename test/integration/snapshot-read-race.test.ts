@@ -17,6 +17,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
 import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
+import { createRuntime } from '../../src/runtime/create-runtime.js';
+import { fixtureServerPath } from '../../src/testing/fixture.js';
 import { requireBwrap, requirePython } from '../support/run-link-race.js';
 
 const ATTACKER = fileURLToPath(new URL('../support/swap-and-write.py', import.meta.url));
@@ -26,6 +28,8 @@ afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+let attacks = 0;
+
 /** Every object of the store's repository, with its content. */
 function storedObjects(storeDir: string): string {
   return execFileSync('git', ['--git-dir', join(storeDir, 'git'), 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
@@ -33,9 +37,9 @@ function storedObjects(storeDir: string): string {
 
 
 /** Runs the attacker on `<root>/d` and `<root>/alt` while `work` runs; returns how many times it wrote the file. */
-async function underAttack(root: string, base: string, work: () => Promise<void>): Promise<number> {
-  const stop = join(base, 'stop');
-  const attacker = spawn('python3', [ATTACKER, join(root, 'd'), join(root, 'alt'), 'f', stop], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function underAttack(root: string, base: string, work: () => Promise<void>, file = 'f'): Promise<number> {
+  const stop = join(base, `stop-${++attacks}`);
+  const attacker = spawn('python3', [ATTACKER, join(root, 'd'), join(root, 'alt'), file, stop], { stdio: ['ignore', 'pipe', 'inherit'] });
   let written = '';
   attacker.stdout.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
   const ended = new Promise((resolve) => attacker.once('exit', resolve));
@@ -97,29 +101,126 @@ describe('snapshots against a directory exchanged with a link to an outside fold
     process.env.HOME = home; // the denied paths are read from HOME, as for a server
     const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
     try {
-      symlinkSync(join(home, '.ssh'), join(sandbox.root, 'alt'));
-      let [shown, failed, sawInnocent] = [0, 0, false];
-      const writes = await underAttack(sandbox.root, base, async () => {
-        for (let i = 0; i < 60; i += 1) {
-          try {
-            const diff = await sandbox.diff();
-            expect(diff).not.toContain(SECRET);
-            sawInnocent ||= /innocent \d+/.test(diff);
-            shown += 1;
-          } catch (error) {
-            // git met the folder gone from under it (the box hides it): the diff fails, it shows nothing.
-            if (!(isMcpActorsError(error) && error.code === 'SANDBOX_FAILED')) throw error;
-            failed += 1;
-          }
-        }
-      });
-      expect(writes).toBeGreaterThan(60);
-      expect(shown + failed).toBe(60);
-      expect(shown).toBeGreaterThan(0);
-      expect(sawInnocent).toBe(true);
+      const seen = await diffsUnderAttack(sandbox, base, join(home, '.ssh'), 'f', 60);
+      expect(seen.secret).toBe(0);
+      expect(seen.innocent).toBe(true);
     } finally {
       process.env.HOME = savedHome;
       await sandbox.dispose();
     }
   });
+
+  it("the control: a folder nobody denies is read through the link, so the box is what keeps the denied ones out", { timeout: 120_000 }, async () => {
+    requirePython();
+    requireBwrap();
+    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
+    temps.push(base);
+    const { project } = layout(base);
+    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
+    const outside = secretFolder(project, 'not-denied');
+    try {
+      const seen = await diffsUnderAttack(sandbox, base, outside, 'f', 300, { untilSecret: true });
+      expect(seen.secret).toBeGreaterThan(0);
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
+  it("a diff never shows a file of a confined server's extra deny path, which the runtime tells the sandbox", { timeout: 120_000 }, async () => {
+    requirePython();
+    requireBwrap();
+    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
+    temps.push(base);
+    const { project } = layout(base);
+    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
+    const outside = secretFolder(project, 'denied');
+    const runtime = await createRuntime({
+      config: {
+        servers: { fx: { command: process.execPath, args: [fixtureServerPath()], confine: { deny: [outside] } } },
+        skills: { s: { mcp_servers: ['fx'] } },
+        actors: { a: { skills: ['s'] } },
+      },
+    });
+    try {
+      const actor = await runtime.activate('a', { tenant: 't', sandbox });
+      expect(actor.activation?.unavailable).toEqual([]);
+      const seen = await diffsUnderAttack(sandbox, base, outside, 'f', 60);
+      expect(seen.secret).toBe(0);
+      expect(seen.innocent).toBe(true);
+    } finally {
+      await runtime.shutdown();
+      await sandbox.dispose();
+    }
+  });
+
+  it("a diff never shows the project's .env, which confined servers cannot read either", { timeout: 120_000 }, async () => {
+    requirePython();
+    requireBwrap();
+    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
+    temps.push(base);
+    const { project } = layout(base);
+    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
+    // Written after the sandbox was made, so only a read through the link could bring it in.
+    writeFileSync(join(project, '.env'), `TOKEN=${SECRET}\n`);
+    try {
+      const seen = await diffsUnderAttack(sandbox, base, project, '.env', 60);
+      expect(seen.secret).toBe(0);
+      expect(seen.innocent).toBe(true);
+    } finally {
+      await sandbox.dispose();
+    }
+  });
 });
+
+/** A project with a directory `d` (holding `f`). */
+function layout(base: string): { project: string } {
+  const project = join(base, 'project');
+  mkdirSync(join(project, 'd'), { recursive: true });
+  writeFileSync(join(project, 'd', 'f'), 'innocent 0\n');
+  return { project };
+}
+
+/**
+ * A folder holding the secret in `f`, made in the project after the sandbox was (so only a read
+ * through the link brings it in). The box keeps the project readable; the host's temp dir, where
+ * these tests run, it hides, so a folder elsewhere there would prove nothing.
+ */
+function secretFolder(project: string, name: string): string {
+  const folder = join(project, name);
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'f'), `${SECRET}\n`);
+  return folder;
+}
+
+/**
+ * Runs `tries` diffs while the attacker exchanges the sandbox's `d` with a link to `target`
+ * (writing `file` into `d` each time); counts the diffs that showed the secret.
+ */
+async function diffsUnderAttack(
+  sandbox: Sandbox,
+  base: string,
+  target: string,
+  file: string,
+  tries: number,
+  { untilSecret = false } = {},
+): Promise<{ secret: number; innocent: boolean }> {
+  symlinkSync(target, join(sandbox.root, 'alt'));
+  let [shown, failed, secret, innocent] = [0, 0, 0, false];
+  const writes = await underAttack(sandbox.root, base, async () => {
+    for (let i = 0; i < tries && !(untilSecret && secret > 0); i += 1) {
+      try {
+        const diff = await sandbox.diff();
+        if (diff.includes(SECRET)) secret += 1;
+        innocent ||= /innocent \d+/.test(diff);
+        shown += 1;
+      } catch (error) {
+        // git met the folder gone from under it (the box hides it): the diff fails, it shows nothing.
+        if (!(isMcpActorsError(error) && error.code === 'SANDBOX_FAILED')) throw error;
+        failed += 1;
+      }
+    }
+  }, file);
+  expect(writes).toBeGreaterThan(0);
+  expect(shown).toBeGreaterThan(0);
+  return { secret, innocent };
+}

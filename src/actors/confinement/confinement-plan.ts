@@ -56,6 +56,15 @@ export function withSandbox(setting: ConfineSetting | undefined, root: string | 
   };
 }
 
+/**
+ * The paths a setting denies on top of the defaults, absolute (`~` is the server's HOME): what a
+ * sandbox's own `git add` must not read either (`Sandbox.denyReads`). None when it is not confined.
+ */
+export function extraDeniedPaths(setting: ConfineSetting | undefined, home: string | undefined): string[] {
+  if (typeof setting !== 'object') return [];
+  return (setting.deny ?? []).map((path) => absoluteOf(path, home ?? homedir()));
+}
+
 let warned = false;
 
 /** Throws CONFINEMENT_UNAVAILABLE when confinement is asked for and cannot be had. */
@@ -113,17 +122,6 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
   const npmCache = target.env.npm_config_cache;
   if (npmCache !== undefined && isAbsolute(npmCache) && kindOf(npmCache) === 'directory') writable.add(npmCache);
 
-  const hidden: { path: string; kind: 'directory' | 'file' }[] = [];
-  const seen = new Set<string>();
-  const hide = (path: string): void => {
-    const kind = kindOf(path);
-    if (kind === undefined || seen.has(path)) return;
-    seen.add(path);
-    hidden.push({ path, kind });
-  };
-  for (const path of options.deny) hide(absoluteOf(path, home));
-  if (options.project !== undefined) for (const file of envFiles(options.project)) hide(file);
-
   // Under the host's temp dir only what the server needs stays visible (read-only).
   const readable = new Set<string>();
   const named = (target.args ?? []).filter((arg) => isAbsolute(arg)).map((arg) => (kindOf(arg) === 'file' ? dirname(arg) : arg));
@@ -137,6 +135,21 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
     if (![...writable].some((w) => isInside(visible, w) || isInside(w, visible))) readable.add(visible);
     else if (![...writable].some((w) => isInside(real, w))) readable.add(real);
   }
+
+  const hidden: { path: string; kind: 'directory' | 'file' }[] = [];
+  const seen = new Set<string>();
+  const hide = (path: string): void => {
+    const kind = kindOf(path);
+    if (kind === undefined || seen.has(path)) return;
+    seen.add(path);
+    // Under the host's temp dir only what is kept readable or writable is there at all: hiding
+    // anything else would have bubblewrap make a mount point in the read-only tmpfs, and fail.
+    const real = realOr(path);
+    if (isInside(real, hostTmp) && ![...readable, ...writable].some((dir) => isInside(real, dir))) return;
+    hidden.push({ path, kind });
+  };
+  for (const path of options.deny) hide(absoluteOf(path, home));
+  if (options.project !== undefined) for (const file of envFiles(options.project)) hide(file);
 
   let network: NetworkPlan;
   if (options.network === 'all') network = { kind: 'all' };

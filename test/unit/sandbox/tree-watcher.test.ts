@@ -82,4 +82,28 @@ describe('TreeWatcher', () => {
     await settle();
     expect(watcher.take()).toEqual(['a']);
   });
+
+  it('stops watching past its event limit until take(), which watches the tree afresh', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tree-watcher-'));
+    mkdirSync(join(root, 'd'));
+    const seen: (string | null)[] = [];
+    const watcher = TreeWatcher.open(root, { maxEvents: 10, onEvent: (path) => seen.push(path) });
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => watcher.close());
+    expect(watcher.watchesAll).toBe(true);
+    await run('sh', ['-c', 'for i in $(seq 1 40); do touch f$i; done'], { cwd: root });
+    await settle();
+    // Eleven events, then the null that says the rest are lost; nothing after.
+    expect(seen.length).toBe(12);
+    expect(seen.at(-1)).toBeNull();
+    expect(watcher.watchesAll).toBe(false);
+    await run('sh', ['-c', 'touch g && mkdir d/e && touch d/e/h'], { cwd: root });
+    await settle();
+    expect(seen.length).toBe(12);
+    expect(watcher.take()).toBeUndefined();
+    expect(watcher.watchesAll).toBe(true);
+    // Watching again, the directory made while it paused included.
+    await run('sh', ['-c', 'touch d/e/h'], { cwd: root });
+    await settle();
+    expect(watcher.take()).toEqual(['d/e/h']);
+  });
 });

@@ -134,4 +134,28 @@ describe('what stays readable under the host temp dir', () => {
       rmSync(sandboxRoot, { recursive: true, force: true });
     }
   });
+
+  it('hides a denied path under the host temp dir only where the box shows it (else bubblewrap cannot mount over it)', async () => {
+    const { mkdirSync, mkdtempSync, realpathSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { planConfinement } = await import('../../../../src/actors/confinement/confinement-plan.js');
+    const sandboxRoot = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-sbx-')));
+    const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-elsewhere-')));
+    try {
+      mkdirSync(join(sandboxRoot, 'private'));
+      const deny = [join(elsewhere), join(sandboxRoot, 'private')];
+      const prepared = planConfinement({ serverName: 's', setting: { root: sandboxRoot, deny }, env: { HOME: '/nonexistent-home' }, command: process.execPath }, '/usr/bin/bwrap');
+      try {
+        const hidden = prepared.plan.hidden.map((entry) => entry.path);
+        expect(hidden).toContain(join(sandboxRoot, 'private'));
+        expect(hidden).not.toContain(elsewhere);
+      } finally {
+        prepared.dispose();
+      }
+    } finally {
+      rmSync(sandboxRoot, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
 });
