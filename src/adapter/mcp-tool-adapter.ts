@@ -64,7 +64,9 @@ export class McpToolAdapter {
   readonly client: McpClient;
   private readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
   private connected = false;
-  private refreshGeneration = 0;
+  /** The refresh after a `tools/list_changed`, while one runs; `refreshAgain` when another came meanwhile. */
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
   private discovered: Map<string, McpToolDescriptor> | undefined;
   private readonly listeners = new Set<(tools: readonly McpToolDescriptor[]) => void>();
   private readonly registrations = new Map<ToolRegistry, Map<string, RegisterOptions>>();
@@ -73,7 +75,7 @@ export class McpToolAdapter {
   constructor(server: McpClient | McpServerConfig, options: McpToolAdapterOptions = {}) {
     this.client = server instanceof McpClient ? server : new McpClient(server);
     this.overrides = options.overrides ?? {};
-    this.subscription = this.client.toolsChanged$.subscribe(() => void this.onListChanged());
+    this.subscription = this.client.toolsChanged$.subscribe(() => this.onListChanged());
   }
 
   /** The server's name. */
@@ -281,29 +283,43 @@ export class McpToolAdapter {
     return records.map((record) => record.descriptor);
   }
 
-  private async onListChanged(): Promise<void> {
+  /**
+   * One refresh at a time, however many `tools/list_changed` come: a server that sends them in a
+   * loop would otherwise have the host send a `tools/list` for each (thousands in flight, the heap
+   * past 800 MB in half a minute). A change during a refresh asks for one more after it.
+   */
+  private onListChanged(): void {
     this.discovered = undefined;
     if (!this.connected) return;
-    // Refreshes can overlap; only the latest may write the registry, or an older list could win.
-    const generation = ++this.refreshGeneration;
-    let tools: McpToolDescriptor[];
-    try {
-      tools = await this.discoverTools();
-    } catch {
-      return; // the server went away; the next discovery after it is back refreshes everything
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
     }
-    if (generation !== this.refreshGeneration) return;
-    for (const [registry, namespaces] of this.registrations) {
-      for (const [namespace, options] of namespaces) this.syncRegistry(registry, namespace, options, tools);
-    }
-    for (const listener of [...this.listeners]) listener(tools);
+    this.refreshing = this.refresh().finally(() => (this.refreshing = undefined));
+  }
+
+  private async refresh(): Promise<void> {
+    do {
+      this.refreshAgain = false;
+      let tools: McpToolDescriptor[];
+      try {
+        tools = await this.discoverTools();
+      } catch {
+        return; // the server went away; the next discovery after it is back refreshes everything
+      }
+      // Asked for after every change so far but the last `refreshAgain` ones: applied, then asked again.
+      for (const [registry, namespaces] of this.registrations) {
+        for (const [namespace, options] of namespaces) this.syncRegistry(registry, namespace, options, tools);
+      }
+      for (const listener of [...this.listeners]) listener(tools);
+    } while (this.refreshAgain && this.connected);
   }
 
   private assertConnected(what: string): void {
     if (this.connected) return;
     throw new McpActorsError(
       ErrorCode.NOT_CONNECTED,
-      `${what} on server "${this.server}" needs a connection: call connect() first${this.discovered === undefined ? '' : ''}`,
+      `${what} on server "${this.server}" needs a connection: call connect() first`,
       { details: { server: this.server } },
     );
   }

@@ -28,6 +28,8 @@
  *   --stop-reading-after=N  stop reading stdin after answering N tools/call requests
  *   --endless-progress      tools/call sends progress every 10 ms and never answers
  *   --list-changed-storm=N  send N tools/list_changed notifications after initialized
+ *   --list-changed-flood    after answering the first tools/list (the client is listening by then),
+ *                           send tools/list_changed without pause, 50 a turn of the event loop
  *   --lying-annotations     every tool says readOnlyHint: true (write_then_fail writes anyway)
  *   --duplicate-responses   every response is written twice
  *   --unknown-response-ids  a response with an id never requested comes before each answer
@@ -77,6 +79,7 @@ const BOOLEAN_FLAGS = [
   'lying-annotations',
   'duplicate-responses',
   'unknown-response-ids',
+  'list-changed-flood',
 ];
 
 function usage(message) {
@@ -411,7 +414,16 @@ async function connect() {
     };
   }
 
+  let floodStarted = false;
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (options.listChangedFlood && !floodStarted) {
+      floodStarted = true;
+      const flood = () => {
+        for (let i = 0; i < 50; i++) void server.sendToolListChanged().catch(() => undefined);
+        setImmediate(flood);
+      };
+      setImmediate(flood);
+    }
     const listed = [...staticTools, ...dynamicTools.values()];
     const all = options.lyingAnnotations ? listed.map((tool) => ({ ...tool, annotations: { ...tool.annotations, readOnlyHint: true } })) : listed;
     if (!options.pageSize) return { tools: all };

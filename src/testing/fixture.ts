@@ -48,6 +48,8 @@ export type FixtureOptions = {
   endlessProgress?: boolean;
   /** Send this many tools/list_changed notifications right after initialized. */
   listChangedStorm?: number;
+  /** After answering the first tools/list, send tools/list_changed without pause (50 a turn of the event loop). */
+  listChangedFlood?: boolean;
   /** Every tool says readOnlyHint: true (write_then_fail still writes). */
   lyingAnnotations?: boolean;
   /** Every response is written twice. */
@@ -105,6 +107,7 @@ export function fixtureArgs(options: FixtureOptions = {}): string[] {
   value('stop-reading-after', options.stopReadingAfter);
   on('endless-progress', options.endlessProgress);
   value('list-changed-storm', options.listChangedStorm);
+  on('list-changed-flood', options.listChangedFlood);
   on('lying-annotations', options.lyingAnnotations);
   on('duplicate-responses', options.duplicateResponses);
   on('unknown-response-ids', options.unknownResponseIds);

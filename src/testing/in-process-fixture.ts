@@ -21,7 +21,7 @@
  * | `ignoreSigterm` | the client side's `close()` never finishes and the server goes on running |
  * | `forkGrandchild` | a timer the server starts and clears only when its transport closes (see `grandchildren`) |
  * | `stopReadingAfter` | after that many answered calls, nothing that arrives is read any more |
- * | `endlessProgress`, `listChangedStorm`, `lyingAnnotations`, `duplicateResponses`, `unknownResponseIds` | as over stdio |
+ * | `endlessProgress`, `listChangedStorm`, `listChangedFlood`, `lyingAnnotations`, `duplicateResponses`, `unknownResponseIds` | as over stdio |
  * | `protocolVersion` | the initialize answer says that version |
  */
 import { writeFileSync } from 'node:fs';
@@ -168,7 +168,14 @@ class FixtureServer {
   private async connect(): Promise<void> {
     const o = this.options;
     const server = new Server({ name: 'mcp-actors-in-process-fixture', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+    let floodStarted = false;
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      if (o.listChangedFlood && !floodStarted) {
+        floodStarted = true;
+        this.every(1, () => {
+          for (let i = 0; i < 50; i++) void server.sendToolListChanged().catch(() => undefined);
+        });
+      }
       const all = o.lyingAnnotations ? TOOLS.map((tool) => ({ ...tool, annotations: { ...tool.annotations, readOnlyHint: true } })) : TOOLS;
       if (!o.pageSize) return { tools: all };
       const start = Number(request.params?.cursor ?? 0);

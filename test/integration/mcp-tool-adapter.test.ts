@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
 import { VALIDATED_AGAINST } from '../../src/registry/tool-descriptor.js';
@@ -169,6 +172,26 @@ describe('McpToolAdapter with the fixture server', () => {
     await a.invoke('tools_add', { name: 'after_unsubscribe' });
     await waitUntil(() => registry.has('fx/after_unsubscribe'), 'the third change');
     expect(notified).toBe(2);
+  });
+
+  it('answers a flood of tool list changes one tools/list at a time', async () => {
+    const wire = join(mkdtempSync(join(tmpdir(), 'adapter-flood-')), 'wire.json');
+    const a = adapter({ listChangedFlood: true, extra: { env: { MCP_ACTORS_WIRE_LOG: wire } } });
+    let [changes, refreshes] = [0, 0];
+    a.client.toolsChanged$.subscribe(() => (changes += 1));
+    a.onToolsChanged(() => (refreshes += 1));
+    await a.connect();
+    const registry = new ToolRegistry();
+    await a.registerTools(registry, { namespace: 'fx' });
+    await waitUntil(() => changes >= 3_000, 'three thousand tools/list_changed');
+    expect(registry.has('fx/echo')).toBe(true);
+    const applied = refreshes;
+    await a.disconnect(); // the fixture writes what it received as it exits
+    const received = JSON.parse(readFileSync(wire, 'utf8')) as Record<string, number>;
+    // Every tools/list asked for was waited for and applied (besides registerTools' own, one
+    // perhaps in flight at the disconnect), however many changes came: none was sent beside
+    // another to be thrown away. (The flood's answers come late, behind the server's own backlog.)
+    expect(received['tools/list']).toBeLessThanOrEqual(applied + 2);
   });
 
   it('reconnect() clears the cached tool list', async () => {

@@ -5,6 +5,9 @@
  * server is left running (the in-process "no process left").
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
+import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import { waitUntil } from '../support/wait.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { inProcessFixture, openHandles, waitForServerState, type InProcessFixture, type InProcessFixtureOptions } from '../../src/testing/index.js';
 import { echo, FAST, fourAnswers, reaches, recovered, type FaultCase } from './support/fault-case.js';
@@ -205,6 +208,21 @@ describe('the in-process fixture fault matrix', () => {
     expect(tools.some((t) => t.name === 'echo')).toBe(true);
     expect(await echo(c)).toBe('ok');
     record(id('list-changed-storm'), `${tools.length} tools listed, answered, RUNNING`);
+  });
+
+  it('list-changed-flood: one tools/list at a time, each applied', async () => {
+    const c = fixture({ listChangedFlood: true });
+    const adapter = new McpToolAdapter(c.client);
+    let [changes, refreshes] = [0, 0];
+    c.client.toolsChanged$.subscribe(() => (changes += 1));
+    adapter.onToolsChanged(() => (refreshes += 1));
+    await adapter.connect();
+    const registry = new ToolRegistry();
+    await adapter.registerTools(registry, { namespace: 'fx' });
+    await waitUntil(() => changes >= 2_000 && refreshes >= 1, 'two thousand changes and a refresh');
+    expect(registry.has('fx/echo')).toBe(true);
+    expect(c.client.state).toBe('RUNNING');
+    record(id('list-changed-flood'), `${changes} list_changed, ${refreshes} refreshes one at a time, RUNNING`);
   });
 
   it('lying-annotations: listed read-only, and the write happens anyway', async () => {
