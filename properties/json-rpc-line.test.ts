@@ -1,9 +1,9 @@
 /**
  * The law of `parseMessageLine` (run on every line a stdio server writes): it accepts and refuses
  * exactly the lines the SDK's `deserializeMessage` does, and what it gives equals what the SDK
- * gives. Only its shortcut for plain result responses is its own; the lines are drawn to sit on
- * both sides of that shortcut's edge (extra keys, a `_meta`, ids that are not integers, results
- * that are not objects).
+ * gives. Only its shortcuts for plain result responses and plain notifications are its own; the
+ * lines are drawn to sit on both sides of their edges (extra keys, a `_meta`, ids that are not
+ * integers, results or params that are not objects, an id on a notification).
  */
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import fc from 'fast-check';
@@ -49,7 +49,18 @@ const message = fc
 const nearResult = fc
   .record({ id: fc.oneof(fc.integer(), fc.constantFrom(2 ** 53, -(2 ** 53), 1.5), fc.string()), result, extra: maybe(fc.jsonValue()) })
   .map(({ id: value, result: body, extra }) => JSON.stringify({ jsonrpc: '2.0', id: value, result: body, ...(extra === absent ? {} : { extra }) }));
-const line = fc.oneof(message, nearResult, fc.json(), fc.string());
+// On the notification shortcut's edge: a notification as it takes it, or one detail off.
+const nearNotification = fc
+  .record({
+    method: fc.oneof(fc.constantFrom('notifications/tools/list_changed', 'notifications/message', ''), fc.string(), fc.integer()),
+    params: maybe(fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.record({ _meta: fc.jsonValue() }), fc.jsonValue())),
+    id: maybe(id),
+    extra: maybe(fc.jsonValue()),
+  })
+  .map(({ method, params, id: value, extra }) =>
+    JSON.stringify({ jsonrpc: '2.0', method, ...(params === absent ? {} : { params }), ...(value === absent ? {} : { id: value }), ...(extra === absent ? {} : { extra }) }),
+  );
+const line = fc.oneof(message, nearResult, nearNotification, fc.json(), fc.string());
 
 describe('parseMessageLine', () => {
   it('accepts and refuses what deserializeMessage does, and gives the same message', () => {
@@ -71,6 +82,17 @@ describe('parseMessageLine', () => {
     expect(() => parseMessageLine('{"jsonrpc":"2.0","id":7.5,"result":{}}')).toThrow();
     expect(() => parseMessageLine('{"jsonrpc":"2.0","id":7,"result":{},"extra":1}')).toThrow();
     expect(() => parseMessageLine('not json')).toThrow();
+  });
+
+  it('takes a plain notification without the zod union, and one with _meta or an extra key through it', () => {
+    for (const plain of ['{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}', '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}']) {
+      expect(parseMessageLine(plain)).toEqual(deserializeMessage(plain));
+    }
+    expect(parseMessageLine('{"jsonrpc":"2.0","method":"n","params":{"_meta":{"progressToken":1}}}')).toEqual({ jsonrpc: '2.0', method: 'n', params: { _meta: { progressToken: 1 } } });
+    expect(() => parseMessageLine('{"jsonrpc":"2.0","method":"n","params":{"_meta":{"progressToken":true}}}')).toThrow();
+    expect(() => parseMessageLine('{"jsonrpc":"2.0","method":"n","params":[1]}')).toThrow();
+    expect(() => parseMessageLine('{"jsonrpc":"2.0","method":"n","extra":1}')).toThrow();
+    expect(() => parseMessageLine('{"jsonrpc":"2.0","method":5}')).toThrow();
   });
 
   it('gives a result naming a __proto__ key as the SDK does (found by the property above, seed 1011871362)', () => {
