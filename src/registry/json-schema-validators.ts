@@ -22,17 +22,42 @@ export interface SchemaViolation {
 
 // `verbose` puts the failing value and its schema on each error, which the config's messages read.
 const options = { allErrors: true, strict: false, validateFormats: true, verbose: true } as const;
-const draft07 = new Ajv(options);
-const draft2020 = new Ajv2020(options);
-addFormats.default(draft07);
-addFormats.default(draft2020);
 
 /**
- * The two Ajv instances of the package (draft-07 and 2020-12), shared by tool schemas and the
- * configuration's own schemas, so each format and keyword is set up once.
+ * One Ajv of a dialect and how many tool schemas it compiled. Ajv keeps every schema it compiled,
+ * and its validator, in the instance's own scope for good (`removeSchema` does not free them), so
+ * distinct schemas past the cache's limit — a server of thousands of tools, relisted, or one whose
+ * tools come and go — grew the heap about 5.5 KiB each, forever. After `CACHE_LIMIT` compiles a
+ * fresh instance takes over; the old one is freed once the cache has let go of its validators
+ * (the configuration's own validators, compiled at load, keep the first one).
+ */
+interface Generation {
+  readonly ajv: Ajv;
+  compiled: number;
+}
+
+function freshAjv(dialect: 'draft-07' | '2020-12'): Generation {
+  const ajv = dialect === 'draft-07' ? new Ajv(options) : (new Ajv2020(options) as unknown as Ajv);
+  addFormats.default(ajv);
+  return { ajv, compiled: 0 };
+}
+
+const generations = { 'draft-07': freshAjv('draft-07'), '2020-12': freshAjv('2020-12') };
+
+/**
+ * The Ajv of each dialect (draft-07 and 2020-12), shared by tool schemas and the configuration's
+ * own schemas, so each format and keyword is set up once.
  */
 export function sharedAjv(dialect: 'draft-07' | '2020-12'): Ajv {
-  return dialect === 'draft-07' ? draft07 : (draft2020 as unknown as Ajv);
+  return generations[dialect].ajv;
+}
+
+/** The Ajv a new tool schema is compiled in: a fresh one every `CACHE_LIMIT` compiles. */
+function ajvForNewSchema(dialect: 'draft-07' | '2020-12'): Ajv {
+  let current = generations[dialect];
+  if (current.compiled >= CACHE_LIMIT) current = generations[dialect] = freshAjv(dialect);
+  current.compiled += 1;
+  return current.ajv;
 }
 
 const cache = new Map<string, CompiledSchema>();
@@ -61,7 +86,7 @@ export function compileSchema(schema: JsonSchema): CompiledSchema {
     // A `$schema` that ajv does not know (draft-04, draft-06) would fail to compile: the checks
     // themselves are the same in draft-07, so validate without the declaration.
     const { $schema: _ignored, $id: _id, ...body } = schema;
-    compiled = { ok: true, dialect, validate: (dialect === 'draft-07' ? draft07 : draft2020).compile(body) };
+    compiled = { ok: true, dialect, validate: ajvForNewSchema(dialect).compile(body) };
   } catch (error) {
     compiled = { ok: false, problem: error instanceof Error ? error.message : String(error) };
   }

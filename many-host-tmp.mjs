@@ -1,0 +1,10 @@
+import { createRuntime } from './dist/index.js';
+const N = process.argv[2];
+const t0 = performance.now();
+const runtime = await createRuntime({ config: { servers: { m: { command: process.execPath, args: ['many-tools-tmp.mjs', N] } }, skills: { s: { mcp_servers: ['m'] } }, actors: { a: { skills: ['s'] } } } });
+const actor = await runtime.activate('a', { tenant: 't' });
+const t1 = performance.now();
+gc(); console.log(N, 'tools: activate', (t1 - t0).toFixed(0), 'ms; unavailable', actor.activation?.unavailable.map((u) => u.error.code), 'heap', (process.memoryUsage().heapUsed / 1048576).toFixed(0), 'MB');
+const o = await actor.call('m/tool_5', { a: 'x5' }); console.log('call', o.status, (performance.now() - t1).toFixed(0), 'ms');
+const t2 = performance.now(); for (let i = 0; i < 50; i++) await actor.call(`m/tool_${i * 97}`, { a: `x${i * 97}` }); console.log('50 distinct calls', (performance.now() - t2).toFixed(0), 'ms');
+await runtime.shutdown();
