@@ -8,11 +8,12 @@
  * A hint set that misses a change gives a wrong snapshot: the caller must hand every path that
  * changed, or no hints at all (a full walk).
  */
-import { join } from 'node:path';
 import { hasErrorCode } from '../errors/mcp-actors-error.js';
+import { BeneathRoot } from './tree-blobs.js';
 import { parentOf } from './tree-entries.js';
 import {
   compareStrings,
+  entryStat,
   isUnindexable,
   manifestItem,
   sameStat,
@@ -178,6 +179,17 @@ export async function applyHints(root: string, index: WalkIndex, hints: Iterable
     }
   }
   const touched: Touched = new Map();
+  // Entries are read through descriptors beneath the root, as a full walk reads them.
+  const tree = new BeneathRoot(root);
+  try {
+    await recheck(root, tree, index, toCheck, touched);
+  } finally {
+    tree.close();
+  }
+  return touched;
+}
+
+async function recheck(root: string, tree: BeneathRoot, index: WalkIndex, toCheck: ReadonlyMap<string, boolean>, touched: Touched): Promise<void> {
   const rescanned = new Set<string>();
   const forget = (path: string, stat: EntryStat): void => {
     if (!touched.has(path)) touched.set(path, stat);
@@ -186,7 +198,7 @@ export async function applyHints(root: string, index: WalkIndex, hints: Iterable
   for (const path of [...toCheck.keys()].sort(compareStrings)) {
     if (isBelowAny(path, rescanned)) continue;
     const before = index.entries.get(path);
-    const now = path === '' ? statEntry(root) : index.entries.get(parentOf(path))?.type === 'dir' ? tryStat(root, path) : undefined;
+    const now = path === '' ? statEntry(root) : index.entries.get(parentOf(path))?.type === 'dir' ? tryStat(tree, path) : undefined;
     if (!touched.has(path)) touched.set(path, before);
     const replaced = before?.type === 'dir' && (now?.type !== 'dir' || now.ino !== before.ino);
     const rescan = now?.type === 'dir' && (toCheck.get(path) === true || before?.type !== 'dir' || now.ino !== before.ino);
@@ -194,7 +206,7 @@ export async function applyHints(root: string, index: WalkIndex, hints: Iterable
       rescanned.add(path);
       if (before !== undefined) index.deleteTree(path, forget);
       if (now === undefined) continue;
-      const subtree = now.type === 'dir' ? await readSubtree(root, path) : new Map([[path, now]]);
+      const subtree = now.type === 'dir' ? await readSubtree(root, path, tree) : new Map([[path, now]]);
       for (const [entry, stat] of subtree) {
         if (!touched.has(entry)) touched.set(entry, undefined);
         index.set(entry, stat);
@@ -203,7 +215,6 @@ export async function applyHints(root: string, index: WalkIndex, hints: Iterable
       index.set(path, now);
     }
   }
-  return touched;
 }
 
 /** What a snapshot from hints hands git; the same shape as a full walk's plan. */
@@ -308,18 +319,18 @@ function isBelowAny(path: string, roots: ReadonlySet<string>): boolean {
   return false;
 }
 
-function tryStat(root: string, path: string): EntryStat | undefined {
+function tryStat(tree: BeneathRoot, path: string): EntryStat | undefined {
   try {
-    return statEntry(join(root, path));
+    return entryStat(tree.lstat(path));
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return undefined;
     throw walkError(path, error);
   }
 }
 
-async function readSubtree(root: string, path: string): Promise<Map<string, EntryStat>> {
+async function readSubtree(root: string, path: string, tree: BeneathRoot): Promise<Map<string, EntryStat>> {
   try {
-    return await walkTree(root, path);
+    return await walkTree(root, path, tree);
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return new Map();
     throw error;

@@ -14,7 +14,7 @@
  * reads the file through the descriptor (`/proc/<pid>/fd/<n>`), never by its path. A symlink's
  * target is read through its directory's descriptor too. Linux only, as the sandbox is.
  */
-import { closeSync, constants, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
@@ -36,9 +36,10 @@ export function treeChanged(path: string, code: string, what: string): NodeJS.Er
 
 /**
  * Descriptors of the tree's directories, each opened through its parent's without following a
- * link; closed together at the end of a read.
+ * link; closed together at the end of a read. The walk lists and stats through them too, so a
+ * directory swapped for a link never shows what lies behind it, not even its names.
  */
-class BeneathRoot {
+export class BeneathRoot {
   readonly #dirs = new Map<string, number>();
 
   constructor(root: string) {
@@ -73,6 +74,19 @@ class BeneathRoot {
     }
     this.#dirs.set(rel, fd);
     return fd;
+  }
+
+  /** The names in directory `rel` (`''` is the root); ENOENT when it is gone, ENOTDIR when it is no longer a directory. */
+  list(rel: string): string[];
+  list(rel: string, encoding: 'buffer'): Buffer[];
+  list(rel: string, encoding?: 'buffer'): string[] | Buffer[] {
+    const at = `/proc/self/fd/${this.dir(rel)}`;
+    return encoding === 'buffer' ? readdirSync(at, { encoding: 'buffer' }) : readdirSync(at);
+  }
+
+  /** `lstat` of entry `rel` (not the root), its directory reached without following a link. */
+  lstat(rel: string): Stats {
+    return lstatSync(`/proc/self/fd/${this.dir(parentOf(rel))}/${baseOf(rel)}`);
   }
 
   close(): void {

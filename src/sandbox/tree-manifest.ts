@@ -12,7 +12,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -23,7 +22,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
-import { readLinkBeneath } from './tree-blobs.js';
+import { BeneathRoot, readLinkBeneath } from './tree-blobs.js';
 import { gitPerm, parentOf } from './tree-entries.js';
 
 export type EntryType = 'file' | 'symlink' | 'dir' | 'other';
@@ -74,31 +73,43 @@ const YIELD_EVERY = 2_000;
  * Reads every entry under `root` with `lstat` (never following a symlink), except a `.git` entry at
  * the top, which belongs to the worktree. Vanished entries are skipped; unreadable ones throw.
  * `from` walks only that subtree (itself included), keyed by paths relative to `root` as well.
+ * Directories are listed, and entries stat'ed, through descriptors opened beneath the root
+ * (`BeneathRoot`): a directory swapped for a link to a folder outside, while the walk runs, is
+ * skipped as gone, never listed (the names and modes of `~/.ssh` never reach a manifest).
+ * `tree` shares the descriptors of a caller's walk.
  */
-export async function walkTree(root: string, from = ''): Promise<Map<string, EntryStat>> {
+export async function walkTree(root: string, from = '', tree?: BeneathRoot): Promise<Map<string, EntryStat>> {
+  const beneath = tree ?? new BeneathRoot(root);
+  try {
+    return await walkBeneath(root, from, beneath);
+  } finally {
+    if (tree === undefined) beneath.close();
+  }
+}
+
+async function walkBeneath(root: string, from: string, tree: BeneathRoot): Promise<Map<string, EntryStat>> {
   const entries = new Map<string, EntryStat>();
-  entries.set(from, statEntry(from === '' ? root : join(root, from)));
+  entries.set(from, from === '' ? statEntry(root) : entryStat(tree.lstat(from)));
   const pending: string[] = entries.get(from)?.type === 'dir' ? [from] : [];
   let sinceYield = 0;
   while (pending.length > 0) {
     const dir = pending.pop() as string;
-    const absolute = dir === '' ? root : join(root, dir);
     let names: string[];
     try {
-      names = readdirSync(absolute);
+      names = tree.list(dir);
     } catch (error) {
       if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) continue;
       throw walkError(dir, error);
     }
-    if (names.some((name) => name.includes('\uFFFD'))) assertUtf8Names(absolute, dir);
+    if (names.some((name) => name.includes('\uFFFD'))) assertUtf8Names(tree.list(dir, 'buffer'), dir);
     for (const name of names) {
       if (dir === '' && name === '.git') continue;
       const path = dir === '' ? name : `${dir}/${name}`;
       let stat: EntryStat;
       try {
-        stat = statEntry(join(root, path));
+        stat = entryStat(tree.lstat(path));
       } catch (error) {
-        if (hasErrorCode(error, 'ENOENT')) continue;
+        if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) continue;
         throw walkError(path, error);
       }
       entries.set(path, stat);
@@ -332,7 +343,11 @@ export function compareStrings(a: string, b: string): number {
 
 /** One `lstat` of `absolute`, never following a symlink. */
 export function statEntry(absolute: string): EntryStat {
-  const stat = lstatSync(absolute);
+  return entryStat(lstatSync(absolute));
+}
+
+/** An `lstat` as the walk keeps it. */
+export function entryStat(stat: Stats): EntryStat {
   const type: EntryType = stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : stat.isSymbolicLink() ? 'symlink' : 'other';
   return { type, perm: stat.mode & 0o7777, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
 }
@@ -374,8 +389,8 @@ function writeNewFile(absolute: string, content: Buffer): void {
   }
 }
 
-function assertUtf8Names(absolute: string, dir: string): void {
-  for (const raw of readdirSync(absolute, { encoding: 'buffer' })) {
+function assertUtf8Names(names: readonly Buffer[], dir: string): void {
+  for (const raw of names) {
     if (!Buffer.from(raw.toString('utf8'), 'utf8').equals(raw)) {
       throw new McpActorsError(
         ErrorCode.CHECKPOINT_FAILED,

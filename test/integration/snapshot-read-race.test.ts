@@ -3,6 +3,8 @@
  * tree (a confined server, after its call) exchanges a directory with a link to a folder it must not read, over and
  * over, and writes a new file into the directory each time, so every snapshot reads that file
  * again.
+ * - The walk (names, modes): listed by path, it listed the linked folder; listed through
+ *   descriptors beneath the root, never.
  * - Checkpoints: read by path (git's `update-index --add`), the snapshot stored the outside folder's file
  *   in about half of the tries; read through descriptors (`tree-blobs.ts`), never.
  * - A sandbox's diff (`git add`, for the project's filters): in bubblewrap's box it cannot see a denied
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
+import { walkTree } from '../../src/sandbox/tree-manifest.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
 import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
 import { createRuntime } from '../../src/runtime/create-runtime.js';
@@ -85,6 +88,31 @@ describe('snapshots against a directory exchanged with a link to an outside fold
     // The directory's own file was read, over and over: the race ran.
     expect(objects).toMatch(/innocent \d+/);
     expect(objects).not.toContain(SECRET);
+  });
+
+  it('the walk never lists a folder behind the link, not even its names', { timeout: 120_000 }, async () => {
+    requirePython();
+    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
+    temps.push(base);
+    const [root, outside] = [join(base, 'tree'), join(base, 'outside')];
+    mkdirSync(join(root, 'd'), { recursive: true });
+    mkdirSync(join(outside, 'secret-folder'), { recursive: true });
+    writeFileSync(join(outside, 'secret-name.pem'), `${SECRET}\n`);
+    writeFileSync(join(root, 'd', 'f'), 'innocent 0\n');
+    symlinkSync(outside, join(root, 'alt'));
+    let [walks, sawD] = [0, 0];
+    const leaked = new Set<string>();
+    const writes = await underAttack(root, base, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // python is up and swapping
+      for (; walks < 3_000; walks += 1) {
+        const walk = await walkTree(root);
+        if (walk.get('d')?.type === 'dir') sawD += 1;
+        for (const path of walk.keys()) if (path.includes('secret')) leaked.add(path);
+      }
+    });
+    expect(writes).toBeGreaterThan(0);
+    expect(sawD).toBeGreaterThan(0); // the race ran: the walk met d as a directory
+    expect([...leaked]).toEqual([]);
   });
 
   it("a sandbox's diff never shows a file of a denied folder (bubblewrap's box)", { timeout: 120_000 }, async () => {
