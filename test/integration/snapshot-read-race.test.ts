@@ -116,96 +116,74 @@ describe('snapshots against a directory exchanged with a link to an outside fold
   });
 
   it("a sandbox's diff never shows a file of a denied folder (bubblewrap's box)", { timeout: 120_000 }, async () => {
-    requirePython();
-    requireBwrap();
-    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
-    temps.push(base);
-    const [home, project] = [join(base, 'home'), join(base, 'project')];
-    mkdirSync(join(home, '.ssh'), { recursive: true });
-    writeFileSync(join(home, '.ssh', 'f'), `${SECRET}\n`);
-    mkdirSync(join(project, 'd'), { recursive: true });
-    writeFileSync(join(project, 'd', 'f'), 'innocent 0\n');
-    const savedHome = process.env.HOME;
-    process.env.HOME = home; // the denied paths are read from HOME, as for a server
-    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
-    try {
-      const seen = await diffsUnderAttack(sandbox, base, join(home, '.ssh'), 'f', 60);
-      expect(seen.secret).toBe(0);
-      expect(seen.innocent).toBe(true);
-    } finally {
-      process.env.HOME = savedHome;
-      await sandbox.dispose();
-    }
+    await inSandbox(async ({ sandbox, base }) => {
+      const home = join(base, 'home');
+      mkdirSync(join(home, '.ssh'), { recursive: true });
+      writeFileSync(join(home, '.ssh', 'f'), `${SECRET}\n`);
+      const savedHome = process.env.HOME;
+      process.env.HOME = home; // the denied paths are read from HOME, as for a server
+      try {
+        expect(await diffsUnderAttack(sandbox, base, join(home, '.ssh'), 'f', 60)).toEqual({ secret: 0, innocent: true });
+      } finally {
+        process.env.HOME = savedHome;
+      }
+    });
   });
 
-  it("the control: a folder nobody denies is read through the link, so the box is what keeps the denied ones out", { timeout: 120_000 }, async () => {
-    requirePython();
-    requireBwrap();
-    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
-    temps.push(base);
-    const { project } = layout(base);
-    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
-    const outside = secretFolder(project, 'not-denied');
-    try {
-      const seen = await diffsUnderAttack(sandbox, base, outside, 'f', 300, { untilSecret: true });
+  it('the control: a folder nobody denies is read through the link, so the box is what keeps the denied ones out', { timeout: 120_000 }, async () => {
+    await inSandbox(async ({ sandbox, base, project }) => {
+      const seen = await diffsUnderAttack(sandbox, base, secretFolder(project, 'not-denied'), 'f', 300, { untilSecret: true });
       expect(seen.secret).toBeGreaterThan(0);
-    } finally {
-      await sandbox.dispose();
-    }
+    });
   });
 
   it("a diff never shows a file of a confined server's extra deny path, which the runtime tells the sandbox", { timeout: 120_000 }, async () => {
-    requirePython();
-    requireBwrap();
-    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
-    temps.push(base);
-    const { project } = layout(base);
-    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
-    const outside = secretFolder(project, 'denied');
-    const runtime = await createRuntime({
-      config: {
-        servers: { fx: { command: process.execPath, args: [fixtureServerPath()], confine: { deny: [outside] } } },
-        skills: { s: { mcp_servers: ['fx'] } },
-        actors: { a: { skills: ['s'] } },
-      },
+    await inSandbox(async ({ sandbox, base, project }) => {
+      const outside = secretFolder(project, 'denied');
+      const runtime = await createRuntime({
+        config: {
+          servers: { fx: { command: process.execPath, args: [fixtureServerPath()], confine: { deny: [outside] } } },
+          skills: { s: { mcp_servers: ['fx'] } },
+          actors: { a: { skills: ['s'] } },
+        },
+      });
+      try {
+        const actor = await runtime.activate('a', { tenant: 't', sandbox });
+        expect(actor.activation?.unavailable).toEqual([]);
+        expect(await diffsUnderAttack(sandbox, base, outside, 'f', 60)).toEqual({ secret: 0, innocent: true });
+      } finally {
+        await runtime.shutdown();
+      }
     });
-    try {
-      const actor = await runtime.activate('a', { tenant: 't', sandbox });
-      expect(actor.activation?.unavailable).toEqual([]);
-      const seen = await diffsUnderAttack(sandbox, base, outside, 'f', 60);
-      expect(seen.secret).toBe(0);
-      expect(seen.innocent).toBe(true);
-    } finally {
-      await runtime.shutdown();
-      await sandbox.dispose();
-    }
   });
 
   it("a diff never shows the project's .env, which confined servers cannot read either", { timeout: 120_000 }, async () => {
-    requirePython();
-    requireBwrap();
-    const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
-    temps.push(base);
-    const { project } = layout(base);
-    const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
-    // Written after the sandbox was made, so only a read through the link could bring it in.
-    writeFileSync(join(project, '.env'), `TOKEN=${SECRET}\n`);
-    try {
-      const seen = await diffsUnderAttack(sandbox, base, project, '.env', 60);
-      expect(seen.secret).toBe(0);
-      expect(seen.innocent).toBe(true);
-    } finally {
-      await sandbox.dispose();
-    }
+    await inSandbox(async ({ sandbox, base, project }) => {
+      // Written after the sandbox was made, so only a read through the link could bring it in.
+      writeFileSync(join(project, '.env'), `TOKEN=${SECRET}\n`);
+      expect(await diffsUnderAttack(sandbox, base, project, '.env', 60)).toEqual({ secret: 0, innocent: true });
+    });
   });
 });
 
-/** A project with a directory `d` (holding `f`). */
-function layout(base: string): { project: string } {
+/**
+ * Runs `work` with a sandbox of a project holding a directory `d` (with `f`), in a temp folder of
+ * its own; needs python3 (the attacker) and bubblewrap (the box under test).
+ */
+async function inSandbox(work: (at: { sandbox: Sandbox; base: string; project: string }) => Promise<void>): Promise<void> {
+  requirePython();
+  requireBwrap();
+  const base = mkdtempSync(join(tmpdir(), 'snapshot-read-race-'));
+  temps.push(base);
   const project = join(base, 'project');
   mkdirSync(join(project, 'd'), { recursive: true });
   writeFileSync(join(project, 'd', 'f'), 'innocent 0\n');
-  return { project };
+  const sandbox = await Sandbox.create({ projectDir: project, tempDir: base });
+  try {
+    await work({ sandbox, base, project });
+  } finally {
+    await sandbox.dispose();
+  }
 }
 
 /**

@@ -5,12 +5,9 @@
  * server is left running (the in-process "no process left").
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { waitUntil } from '../support/wait.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { inProcessFixture, openHandles, waitForServerState, type InProcessFixture, type InProcessFixtureOptions } from '../../src/testing/index.js';
-import { echo, FAST, fourAnswers, reaches, recovered, type FaultCase } from './support/fault-case.js';
+import { echo, FAST, fourAnswers, reaches, recovered, throughListChangedFlood, type FaultCase } from './support/fault-case.js';
 import { record, Settlements } from './support/record.js';
 
 interface Case extends FaultCase {
@@ -211,18 +208,7 @@ describe('the in-process fixture fault matrix', () => {
   });
 
   it('list-changed-flood: one tools/list at a time, each applied', async () => {
-    const c = fixture({ listChangedFlood: true });
-    const adapter = new McpToolAdapter(c.client);
-    let [changes, refreshes] = [0, 0];
-    c.client.toolsChanged$.subscribe(() => (changes += 1));
-    adapter.onToolsChanged(() => (refreshes += 1));
-    await adapter.connect();
-    const registry = new ToolRegistry();
-    await adapter.registerTools(registry, { namespace: 'fx' });
-    await waitUntil(() => changes >= 2_000 && refreshes >= 1, 'two thousand changes and a refresh');
-    expect(registry.has('fx/echo')).toBe(true);
-    expect(c.client.state).toBe('RUNNING');
-    record(id('list-changed-flood'), `${changes} list_changed, ${refreshes} refreshes one at a time, RUNNING`);
+    record(id('list-changed-flood'), await throughListChangedFlood(fixture({ listChangedFlood: true }).client));
   });
 
   it('lying-annotations: listed read-only, and the write happens anyway', async () => {

@@ -1,12 +1,16 @@
 /**
  * What the fixture and in-process fault matrices do alike to a supervised server (`McpClient`):
  * fast restarts, calls tracked so that each is proved to settle once, the wait for a recovery and
- * for a state, and the four concurrent calls that must each get their own answer.
+ * for a state, the four concurrent calls that must each get their own answer, and a flood of
+ * tool list changes seen through the adapter.
  */
+import { McpToolAdapter } from '../../../src/adapter/mcp-tool-adapter.js';
 import type { McpClient } from '../../../src/client/mcp-client.js';
 import type { McpServerConfig } from '../../../src/config/server-config.js';
 import type { ServerState } from '../../../src/machines/server-states.js';
 import { expect } from 'vitest';
+import { ToolRegistry } from '../../../src/registry/tool-registry.js';
+import { waitUntil } from '../../support/wait.js';
 import type { Settlements } from './record.js';
 
 /** Restarts within tens of milliseconds, a short stop budget. */
@@ -47,4 +51,22 @@ export function reaches(client: McpClient, state: ServerState): Promise<void> {
 export async function fourAnswers(client: McpClient): Promise<string[]> {
   const answers = await Promise.all(['a', 'b', 'c', 'd'].map((m) => client.callTool('echo', { message: m })));
   return answers.map((a) => (a.content[0] as { text: string }).text);
+}
+
+/**
+ * Registers the server's tools through an adapter, as the runtime does, and waits through two
+ * thousand `tools/list_changed` and at least one refresh; what it saw, for the row.
+ */
+export async function throughListChangedFlood(client: McpClient): Promise<string> {
+  const adapter = new McpToolAdapter(client);
+  let [changes, refreshes] = [0, 0];
+  client.toolsChanged$.subscribe(() => (changes += 1));
+  adapter.onToolsChanged(() => (refreshes += 1));
+  await adapter.connect();
+  const registry = new ToolRegistry();
+  await adapter.registerTools(registry, { namespace: 'fx' });
+  await waitUntil(() => changes >= 2_000 && refreshes >= 1, 'two thousand changes and a refresh');
+  expect(registry.has('fx/echo')).toBe(true);
+  expect(client.state).toBe('RUNNING');
+  return `${changes} list_changed, ${refreshes} refreshes one at a time, RUNNING`;
 }
