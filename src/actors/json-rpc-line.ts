@@ -34,8 +34,8 @@ function isPlainNotification(value: unknown): boolean {
 }
 
 function isPlainResultResponse(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const message = value as Record<string, unknown>;
+  if (!isObject(value)) return false;
+  const message = value;
   const { id, result } = message;
   let keys = 0;
   for (const key in message) {
@@ -47,9 +47,7 @@ function isPlainResultResponse(value: unknown): boolean {
     keys === 3 &&
     message.jsonrpc === '2.0' &&
     (typeof id === 'string' || Number.isSafeInteger(id)) &&
-    typeof result === 'object' &&
-    result !== null &&
-    !Array.isArray(result) &&
+    isObject(result) &&
     !Object.hasOwn(result, '_meta')
   );
 }

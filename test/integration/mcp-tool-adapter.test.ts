@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
 import { VALIDATED_AGAINST } from '../../src/registry/tool-descriptor.js';
 import { ToolRegistry, type ToolRegistryChange } from '../../src/registry/tool-registry.js';
@@ -175,7 +175,9 @@ describe('McpToolAdapter with the fixture server', () => {
   });
 
   it('answers a flood of tool list changes one tools/list at a time', async () => {
-    const wire = join(mkdtempSync(join(tmpdir(), 'adapter-flood-')), 'wire.json');
+    const folder = mkdtempSync(join(tmpdir(), 'adapter-flood-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const wire = join(folder, 'wire.json');
     const a = adapter({ listChangedFlood: true, extra: { env: { MCP_ACTORS_WIRE_LOG: wire } } });
     let [changes, refreshes] = [0, 0];
     a.client.toolsChanged$.subscribe(() => (changes += 1));
