@@ -46,28 +46,32 @@ export function probeConfinement(pathValue: string | undefined): ConfinementProb
   const key = pathValue ?? '';
   const cached = probes.get(key);
   if (cached) return cached;
-  const probe = runProbe(pathValue);
-  probes.set(key, probe);
+  const { probe, transient } = runProbe(pathValue);
+  // A probe that timed out or was killed (a loaded machine) says nothing about this machine: asked
+  // again next time. Cached, it would have turned confinement off for the rest of the process.
+  if (!transient) probes.set(key, probe);
   return probe;
 }
 
-function runProbe(pathValue: string | undefined): ConfinementProbe {
+function runProbe(pathValue: string | undefined): { probe: ConfinementProbe; transient: boolean } {
   if (process.platform !== 'linux') {
-    return { available: false, reason: `OS confinement is implemented with bubblewrap on Linux only (this is ${process.platform})`, install: 'run on Linux with bubblewrap installed' };
+    const reason = `OS confinement is implemented with bubblewrap on Linux only (this is ${process.platform})`;
+    return { probe: { available: false, reason, install: 'run on Linux with bubblewrap installed' }, transient: false };
   }
   const bwrap = findBwrap(pathValue);
   if (bwrap === undefined) {
-    return { available: false, reason: 'bubblewrap (bwrap) is not on the PATH', install: INSTALL_BUBBLEWRAP };
+    return { probe: { available: false, reason: 'bubblewrap (bwrap) is not on the PATH', install: INSTALL_BUBBLEWRAP }, transient: false };
   }
   const run = spawnSync(
     bwrap,
     ['--die-with-parent', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', tmpdir(), '--', '/bin/sh', '-c', ':'],
     { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, env: { PATH: pathValue ?? '' } },
   );
-  if (run.status === 0) return { available: true, bwrap };
+  if (run.status === 0) return { probe: { available: true, bwrap }, transient: false };
   const stderr = String(run.stderr ?? '').trim().split('\n')[0] ?? '';
   const why = run.error ? run.error.message : run.signal ? `killed by ${run.signal}` : `exit ${run.status}${stderr ? `: ${stderr}` : ''}`;
-  return { available: false, reason: `a probe run of bubblewrap (${bwrap}) failed (${why})`, install: INSTALL_BUBBLEWRAP };
+  const probe = { available: false, reason: `a probe run of bubblewrap (${bwrap}) failed (${why})`, install: INSTALL_BUBBLEWRAP } as const;
+  return { probe, transient: run.error !== undefined || run.signal !== null };
 }
 
 /** Forgets the probes (tests that change PATH or install bwrap). */
