@@ -7,6 +7,7 @@
  * says when the last holder let go (`server.acquire` / `server.release`, see runtime-machine.ts).
  * The pool keeps the clients (the code that talks to each server) and waits for the stops.
  */
+import { homedir } from 'node:os';
 import type { Actor, ActorRefFrom } from 'xstate';
 import { McpToolAdapter } from '../adapter/mcp-tool-adapter.js';
 import { McpClient, type ServerActorHost } from '../client/mcp-client.js';
@@ -94,7 +95,9 @@ export class ServerPool {
     const confine = placed.transport === 'stdio' ? withSandbox(placed.confine, options.sandboxRoot, options.projectRoot) : placed.confine;
     const bound = confine === undefined ? placed : { ...placed, confine };
     // The sandbox's own git (diff, applyToHost) must not read what this server may not.
-    options.sandbox?.denyReads(extraDeniedPaths(bound.confine, bound.env.HOME ?? process.env.HOME));
+    // `~` in `deny` is the host user's home and, when the server is given another HOME, that one too (as the plan hides both).
+    const homes = new Set([homedir(), ...(bound.env.HOME !== undefined ? [bound.env.HOME] : [])]);
+    options.sandbox?.denyReads([...homes].flatMap((home) => extraDeniedPaths(bound.confine, home)));
     const systemId = serverLabel(config.name, options.tenant, options.sandboxId);
     const provider = bound.transport !== 'stdio' && bound.url ? this.remote.auth?.({ name: bound.name, url: bound.url, tenant: options.tenant }) : undefined;
     const client = new McpClient(bound, {

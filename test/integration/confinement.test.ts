@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findBwrap } from '../../src/actors/confinement/probe.js';
+import { findBwrap, resetConfinementProbes } from '../../src/actors/confinement/probe.js';
 import { confinementStatus } from '../../src/actors/confinement/confinement-status.js';
 import { McpClient } from '../../src/client/mcp-client.js';
 import type { ConfineSetting } from '../../src/config/confine-setting.js';
@@ -147,11 +147,22 @@ describe('the network of a confined server', () => {
 });
 
 describe('asking for confinement where bubblewrap is missing', () => {
+  const hostPath = process.env.PATH;
+  const withHostPath = (path: string): void => {
+    process.env.PATH = path;
+    resetConfinementProbes();
+  };
+  afterEach(() => {
+    process.env.PATH = hostPath;
+    resetConfinementProbes();
+  });
+
   it('fails to start with CONFINEMENT_UNAVAILABLE, naming what to install', async () => {
     const noBwrap = mkdtempSync(join(tmpdir(), 'mcp-actors-nobwrap-'));
     try {
-      // A PATH with node on it and no bwrap.
+      // The host's PATH decides (never the server's): one with node on it and no bwrap.
       execFileSync('ln', ['-s', process.execPath, join(noBwrap, 'node')]);
+      withHostPath(noBwrap);
       const client = probeClient(true, { PATH: noBwrap });
       expect(confinementStatus(client.config)).toMatchObject({ confined: false, state: 'required-unavailable' });
       const failure = await client.callTool('env', { name: 'HOME' }, { timeoutMs: 10_000 }).then(
@@ -170,7 +181,8 @@ describe('asking for confinement where bubblewrap is missing', () => {
   });
 
   it('a sandboxed server that did not ask runs unconfined, and status says why', () => {
-    const client = probeClient({ root, fallback: true }, { PATH: '/nonexistent' });
+    withHostPath('/nonexistent');
+    const client = probeClient({ root, fallback: true });
     expect(confinementStatus(client.config)).toMatchObject({ confined: false, state: 'unavailable', reason: expect.stringMatching(/not on the PATH/) });
   });
 });

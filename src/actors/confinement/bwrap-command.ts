@@ -9,6 +9,7 @@
  * - `--tmpfs <tmpdir>` then `--remount-ro <tmpdir>`: the host's temp dir (other sandboxes, other
  *   tenants) is replaced by an empty read-only one;
  * - `--bind` of each writable path (sandbox root, the server's own temp dir, package caches);
+ * - `--ro-bind` of what stays read-only inside them (a worktree's `.git` link);
  * - `--tmpfs <dir>` / `--ro-bind /dev/null <file>` over every denied path;
  * - `--unshare-net` unless the network is `all`; with an allowlist, the bridge (`confine-bridge.mjs`)
  *   runs first inside and relays 127.0.0.1:<port> to the host's proxy on a unix socket;
@@ -33,6 +34,12 @@ export interface ConfinementPlan {
   readonly ownTmp: string;
   /** Existing absolute directories to keep readable although they lie under `hostTmp` (the cwd, the command's folder). */
   readonly readable: readonly string[];
+  /**
+   * Existing absolute paths inside a writable directory that stay read-only (a git worktree's
+   * `.git` link at the sandbox root): bound over themselves, they can be neither written nor
+   * replaced (a mount point cannot be renamed over or removed).
+   */
+  readonly readOnly?: readonly string[];
   readonly network: NetworkPlan;
 }
 
@@ -73,6 +80,7 @@ export function confineCommand(command: string, args: readonly string[], env: Re
   bw.push('--tmpfs', plan.hostTmp);
   for (const dir of plan.readable) bw.push('--ro-bind', dir, dir);
   for (const dir of plan.writable) bw.push('--bind', dir, dir);
+  for (const path of plan.readOnly ?? []) bw.push('--ro-bind', path, path);
   if (plan.network.kind === 'allowlist') {
     const folder = dirnameOf(plan.network.socket);
     bw.push('--ro-bind', folder, folder);

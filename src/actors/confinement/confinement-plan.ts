@@ -30,7 +30,11 @@ export interface ConfinementTarget {
   readonly serverName: string;
   /** The server's `confine` setting, as the runtime completed it (see `withSandbox`). */
   readonly setting: ConfineSetting | undefined;
-  /** The server's complete environment (HOME and PATH are read from it). */
+  /**
+   * The server's complete environment. Nothing in it decides the confinement: the `bwrap` binary
+   * comes from the host's PATH, the home whose credentials are hidden and whose package caches are
+   * writable is the host user's (`os.homedir()`), and a HOME the server is given is hidden too.
+   */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string | undefined;
   readonly command: string;
@@ -72,7 +76,9 @@ export function decideConfinement(target: Pick<ConfinementTarget, 'serverName' |
   const { setting, serverName } = target;
   if (setting === false) return { confined: false, why: 'opted-out' };
   if (setting === undefined) return { confined: false, why: 'no-sandbox' };
-  const probe = probeConfinement(target.env.PATH);
+  // The host's PATH, never the server's: a server's `env.PATH` (or a `bwrap` shipped in the
+  // project) must not choose the program that confines it.
+  const probe = probeConfinement(process.env.PATH);
   if (probe.available) return { confined: true, bwrap: probe.bwrap };
   if (!confineOptionsOf(setting).fallback) {
     throw new McpActorsError(
@@ -110,7 +116,10 @@ const ENV_FILE_SCAN_LIMIT = 5_000;
 
 export function planConfinement(target: ConfinementTarget, bwrap: string): PreparedConfinement {
   const options = confineOptionsOf(target.setting);
-  const home = target.env.HOME ?? homedir();
+  // The host user's home, whatever HOME the server's env names: a server given `HOME: /var/tmp`
+  // must not make the real `~/.ssh` readable or another folder's "package cache" writable.
+  const home = homedir();
+  const serverHome = target.env.HOME !== undefined && isAbsolute(target.env.HOME) ? resolve(target.env.HOME) : undefined;
   const hostTmp = realOr(tmpdir());
   const ownTmp = mkdtempSync(join(hostTmp, `mcp-actors-confined-${target.serverName.replace(/[^A-Za-z0-9._-]/g, '_')}-`));
   const writable = new Set<string>([ownTmp]);
@@ -119,13 +128,18 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
     const absolute = absoluteOf(path, home);
     if (kindOf(absolute) === 'directory') writable.add(absolute);
   }
-  const npmCache = target.env.npm_config_cache;
-  if (npmCache !== undefined && isAbsolute(npmCache) && kindOf(npmCache) === 'directory') writable.add(npmCache);
+  // A `.git` at the root (a worktree's link to the host repository, or a repository) stays
+  // read-only: the host runs git on the sandbox, and a planted git directory would run its hooks.
+  const readOnly: string[] = [];
+  if (options.root !== undefined) {
+    const gitEntry = join(realOr(options.root), '.git');
+    if (kindOf(gitEntry) !== undefined) readOnly.push(gitEntry);
+  }
 
   // Under the host's temp dir only what the server needs stays visible (read-only).
   const readable = new Set<string>();
   const named = (target.args ?? []).filter((arg) => isAbsolute(arg)).map((arg) => (kindOf(arg) === 'file' ? dirname(arg) : arg));
-  for (const candidate of [target.cwd, home, commandFolder(target.command), PACKAGE_ROOT, ...named]) {
+  for (const candidate of [target.cwd, home, serverHome, commandFolder(target.command), PACKAGE_ROOT, ...named]) {
     if (candidate === undefined || candidate === '') continue;
     const real = realOr(candidate);
     if (!isInside(real, hostTmp) || real === hostTmp || kindOf(real) !== 'directory') continue;
@@ -148,7 +162,10 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
     if (isInside(real, hostTmp) && ![...readable, ...writable].some((dir) => isInside(real, dir))) return;
     hidden.push({ path, kind });
   };
-  for (const path of options.deny) hide(absoluteOf(path, home));
+  for (const path of options.deny) {
+    hide(absoluteOf(path, home));
+    if (serverHome !== undefined && serverHome !== home) hide(absoluteOf(path, serverHome));
+  }
   if (options.project !== undefined) for (const file of envFiles(options.project)) hide(file);
 
   let network: NetworkPlan;
@@ -159,7 +176,7 @@ export function planConfinement(target: ConfinementTarget, bwrap: string): Prepa
     network = { kind: 'allowlist', socket: proxy.socket, port: BRIDGE_PORT, node: process.execPath, bridge: BRIDGE_SCRIPT };
   }
   return {
-    plan: { bwrap, writable: [...writable], hidden, hostTmp, ownTmp, readable: [...readable], network },
+    plan: { bwrap, writable: [...writable], hidden, hostTmp, ownTmp, readable: [...readable], readOnly, network },
     dispose: () => rmSync(ownTmp, { recursive: true, force: true }),
   };
 }

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export type ConfinementProbe =
   | { readonly available: true; readonly bwrap: string }
@@ -22,10 +22,16 @@ export const INSTALL_BUBBLEWRAP =
 const PROBE_TIMEOUT_MS = 5_000;
 const probes = new Map<string, ConfinementProbe>();
 
-/** The first executable `bwrap` on `pathValue`, or undefined. */
+/**
+ * The first executable `bwrap` on `pathValue`, or undefined. Folders a project or a server could
+ * have filled are passed over — relative entries, anything under the temp dir (where sandboxes
+ * live) and any `node_modules` (npm scripts put the project's `node_modules/.bin` first) — so a
+ * `bwrap` shipped in a cloned project cannot stand in for the real one.
+ */
 export function findBwrap(pathValue: string | undefined): string | undefined {
+  const temp = tmpdir();
   for (const dir of (pathValue ?? '').split(delimiter)) {
-    if (dir === '') continue;
+    if (dir === '' || !isAbsolute(dir) || isUnder(resolve(dir), temp) || resolve(dir).split(sep).includes('node_modules')) continue;
     const candidate = join(dir, 'bwrap');
     try {
       accessSync(candidate, constants.X_OK);
@@ -72,6 +78,11 @@ function runProbe(pathValue: string | undefined): { probe: ConfinementProbe; tra
   const why = run.error ? run.error.message : run.signal ? `killed by ${run.signal}` : `exit ${run.status}${stderr ? `: ${stderr}` : ''}`;
   const probe = { available: false, reason: `a probe run of bubblewrap (${bwrap}) failed (${why})`, install: INSTALL_BUBBLEWRAP } as const;
   return { probe, transient: run.error !== undefined || run.signal !== null };
+}
+
+function isUnder(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /** Forgets the probes (tests that change PATH or install bwrap). */

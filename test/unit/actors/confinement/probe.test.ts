@@ -3,21 +3,27 @@
  * killed or timed out (a loaded machine): that says nothing about the machine, and kept, it would
  * turn confinement off for the rest of the process.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeConfinement, resetConfinementProbes } from '../../../../src/actors/confinement/probe.js';
 
+const FAKES = fileURLToPath(new URL('../../../../.test-work/', import.meta.url));
 const temps: string[] = [];
 afterEach(() => {
   resetConfinementProbes();
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A PATH whose only `bwrap` runs `body` after noting each run in a file; returns both. */
+/**
+ * A PATH whose only `bwrap` runs `body` after noting each run in a file; returns both. Outside the
+ * temp dir: the probe passes over a `bwrap` there (a sandbox could have put it there).
+ */
 function fakeBwrap(body: string): { path: string; runs: () => number } {
-  const dir = mkdtempSync(join(tmpdir(), 'fake-bwrap-'));
+  mkdirSync(FAKES, { recursive: true });
+  const dir = mkdtempSync(join(FAKES, 'fake-bwrap-'));
   temps.push(dir);
   const log = join(dir, 'runs');
   writeFileSync(join(dir, 'bwrap'), `#!/bin/sh\necho run >> '${log}'\n${body}\n`);
@@ -39,5 +45,22 @@ describe('probeConfinement (Linux)', () => {
     expect(first).toMatchObject({ available: false, reason: expect.stringContaining('killed by SIGKILL') });
     probeConfinement(fake.path);
     expect(fake.runs()).toBe(2);
+  });
+
+  it('passes over a bwrap that a sandbox or a project could have placed: under the temp dir, in node_modules, relative', () => {
+    const planted = (dir: string): string => {
+      mkdirSync(dir, { recursive: true });
+      temps.push(dir);
+      writeFileSync(join(dir, 'bwrap'), '#!/bin/sh\nexit 0\n');
+      chmodSync(join(dir, 'bwrap'), 0o755);
+      return dir;
+    };
+    const inTemp = planted(mkdtempSync(join(tmpdir(), 'sandbox-tools-')));
+    const inModules = planted(join(FAKES, 'project', 'node_modules', '.bin'));
+    for (const dir of [inTemp, inModules, 'tools']) {
+      const probe = probeConfinement(`${dir}:/nonexistent`);
+      // The planted script would "pass" the probe (exit 0): found, it would be the confiner.
+      expect(probe).toMatchObject({ available: false, reason: expect.stringContaining('not on the PATH') });
+    }
   });
 });
