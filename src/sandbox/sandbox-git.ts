@@ -31,11 +31,22 @@ const REPOSITORY_VARIABLES = [
 ] as const;
 
 /**
- * Settings for every command: no fsmonitor hook (a user's hook must not run for a sandbox), no
- * split index (it would write `sharedindex.*` files into the host's `.git`), paths unquoted in
- * diffs so non-ASCII names read as themselves.
+ * Settings for every command: no hook at all (`core.hooksPath=/dev/null`: neither the user's hooks
+ * nor a hook a server planted may run for a sandbox), no fsmonitor hook, no split index (it would
+ * write `sharedindex.*` files into the host's `.git`), paths unquoted in diffs so non-ASCII names
+ * read as themselves. The repository itself is never discovered from a directory a server can
+ * write: commands on a sandbox pin `GIT_DIR` and `GIT_WORK_TREE` (see `sandbox-layout.ts`).
  */
-const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.splitIndex=false', '-c', 'core.quotePath=false'];
+export const SAFE_CONFIG: readonly string[] = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.splitIndex=false',
+  '-c',
+  'core.quotePath=false',
+];
 
 export interface GitRunOptions {
   readonly cwd: string;

@@ -2,7 +2,7 @@
  * Making a sandbox: a detached worktree of the host repository carrying its uncommitted work, or a
  * copy of the project, plus the private baseline tree the sandbox's change set is measured from.
  */
-import { copyFile, mkdir, realpath, stat, utimes } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
@@ -27,6 +27,13 @@ export interface Layout {
   readonly prefix: string;
   /** Runs git on the sandbox with the private index and object store. */
   readonly store: TreeStore;
+  /**
+   * The worktree's `.git` link as git wrote it (git kind only). A server can write the worktree,
+   * so this entry is part of the sandbox's state that no call may change: confined servers see it
+   * read-only, and `snapshot` puts it back before git runs (git itself never reads it: `GIT_DIR`
+   * is pinned).
+   */
+  readonly gitLink?: { readonly path: string; readonly content: string };
   /** Runs `git hash-object` on host files with the same attributes and filters as the sandbox. */
   readonly hostHash: TreeStore;
   readonly addArgs: readonly string[];
@@ -69,12 +76,17 @@ export async function createWorktree(logicalRoot: string, repo: Repository, temp
   await runGit(['worktree', 'prune'], { cwd: repo.top });
   const worktree = join(tempDir, 'worktree');
   // Detached: no branch is created. No hooks: a user's post-checkout hook must not run for us.
-  await runGit(['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '--quiet', '--detach', worktree, 'HEAD'], { cwd: repo.top });
+  await runGit(['worktree', 'add', '--quiet', '--detach', worktree, 'HEAD'], { cwd: repo.top });
+  // Read now, before any server runs in the worktree: from here on git is pointed at the worktree's
+  // administrative directory in the host's `.git` and never discovers a repository from the worktree.
+  const adminDir = (await runGit(['rev-parse', '--path-format=absolute', '--git-dir'], { cwd: worktree })).stdout.trim();
+  const gitLinkPath = join(worktree, '.git');
+  const gitLink = { path: gitLinkPath, content: await readFile(gitLinkPath, 'utf8') };
   await carryHostWork(repo.top, worktree, tempDir, includeIgnored);
 
   // The private index starts as a copy of the worktree's own (same timestamps, so git's stat cache
   // and racy-file checks stay valid): only the carried files get hashed for the baseline.
-  const ownIndex = (await runGit(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: worktree })).stdout.trim();
+  const ownIndex = join(adminDir, 'index');
   const index = join(tempDir, 'snapshot.index');
   await copyFile(ownIndex, index);
   const indexStats = await stat(ownIndex);
@@ -95,8 +107,15 @@ export async function createWorktree(logicalRoot: string, repo: Repository, temp
     // New objects (snapshots) go to the temp dir; the host's objects are read as an alternate.
     store: {
       cwd: worktree,
-      env: { GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: objects, GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(join(repo.commonDir, 'objects')) },
+      env: {
+        GIT_DIR: adminDir,
+        GIT_WORK_TREE: worktree,
+        GIT_INDEX_FILE: index,
+        GIT_OBJECT_DIRECTORY: objects,
+        GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(join(repo.commonDir, 'objects')),
+      },
     },
+    gitLink,
     hostHash: { cwd: logicalRoot, env: {} },
     addArgs: ['add', '--all'],
   };
@@ -163,6 +182,7 @@ export async function createCopy(logicalRoot: string, tempDir: string, includeIg
  * in the sandbox) hidden, no network; only the sandbox's own folder is writable.
  */
 export async function snapshot(layout: Layout, deniedReads: readonly string[] = []): Promise<string> {
+  await restoreGitLink(layout);
   const box = snapshotBox(layout, deniedReads);
   try {
     await runGit(layout.addArgs, box === undefined ? layout.store : { ...layout.store, confined: box.plan });
@@ -170,6 +190,21 @@ export async function snapshot(layout: Layout, deniedReads: readonly string[] = 
     box?.dispose();
   }
   return (await runGit(['write-tree'], layout.store)).stdout.trim();
+}
+
+/**
+ * Puts the worktree's `.git` link back as git wrote it when something replaced it (an unconfined
+ * server, or a change made outside any call): git never reads it, but a person or tool running git
+ * in the worktree would. Returns whether it had to.
+ */
+export async function restoreGitLink(layout: Layout): Promise<boolean> {
+  const link = layout.gitLink;
+  if (link === undefined) return false;
+  const stats = await lstatOrUndefined(link.path);
+  if (stats?.isFile() && (await readFile(link.path, 'utf8').catch(() => undefined)) === link.content) return false;
+  if (stats) await rm(link.path, { recursive: true, force: true });
+  await writeFile(link.path, link.content, { flag: 'wx' });
+  return true;
 }
 
 function snapshotBox(layout: Layout, deny: readonly string[]): PreparedConfinement | undefined {
