@@ -489,7 +489,9 @@ class RuntimeImpl implements Runtime {
  * swaps a directory for a symlink while a rollback runs cannot make it delete outside the sandbox.
  */
 function withConfinedRollbacks(sandbox: Sandbox): WorkspaceRoots {
+  // From here on the sandbox tells what committed calls changed from what was written between calls.
+  sandbox.trackCalls();
   const probe = probeConfinement(process.env.PATH);
-  if (!probe.available) return sandbox;
-  return { root: sandbox.root, logicalRoot: sandbox.logicalRoot, checkpointsDir: sandbox.checkpointsDir, confineRollback: { bwrap: probe.bwrap } };
+  const roots = { root: sandbox.root, logicalRoot: sandbox.logicalRoot, checkpointsDir: sandbox.checkpointsDir, onCommitted: sandbox.noteCommitted.bind(sandbox) };
+  return probe.available ? { ...roots, confineRollback: { bwrap: probe.bwrap } } : roots;
 }

@@ -41,6 +41,8 @@ export interface WorkspaceRoots {
   readonly checkpointsDir?: string;
   /** Run rollbacks in bubblewrap, where they cannot reach outside the root (see `confined-rollback.ts`). */
   readonly confineRollback?: RollbackConfinement;
+  /** Told the changes of every committed write (a `Sandbox` attributes them: `noteCommitted`). */
+  readonly onCommitted?: (changes: readonly FileChange[]) => void;
 }
 
 export class SandboxWorkspace implements AsyncDisposable {
@@ -213,6 +215,7 @@ export class SandboxWorkspace implements AsyncDisposable {
     this.baselineId = after.id;
     this.markClean();
     this.committed.push(...changes);
+    this.roots.onCommitted?.(changes);
     return { ok: true, changes };
   }
 

@@ -62,11 +62,32 @@ export interface ChangedFile {
   /** Relative to the project directory, `/`-separated. */
   readonly path: string;
   readonly kind: 'added' | 'modified' | 'deleted';
+  /**
+   * True when a runtime runs tool calls in this sandbox and no committed call left the path as it
+   * is now: it was written between calls (a server that outlived its call, a process outside the
+   * runtime). `applyToHost()` refuses such changes unless asked to include them.
+   */
+  readonly unattributed?: true;
+}
+
+export interface ApplyOptions {
+  /**
+   * Apply changes no committed tool call made as well (see `ChangedFile.unattributed`). Default
+   * false: such changes make `applyToHost()` refuse with APPLY_CONFLICT and write nothing.
+   */
+  readonly includeUnattributed?: boolean;
 }
 
 export interface ApplyResult {
   /** Paths written or deleted on the host (relative to the project directory). */
   readonly applied: string[];
+}
+
+/** What a committed call reports of one path it changed (a `FileChange` of the call's outcome). */
+export interface CommittedChange {
+  readonly path: string;
+  /** The git blob id of the content after the call; undefined when the call deleted the path. */
+  readonly after?: string | undefined;
 }
 
 
@@ -102,6 +123,11 @@ export class Sandbox implements AsyncDisposable {
   #disposed: Promise<void> | undefined;
   /** Paths `diff()` and `applyToHost()` never read through a link (see `denyReads`). */
   readonly #deniedReads = new Set<string>();
+  /**
+   * When a runtime runs calls here: each path committed calls changed, with every content they left
+   * (`''` for deleted), so a change is attributed if some call left the path exactly so.
+   */
+  #attributed: Map<string, Set<string>> | undefined;
 
   private constructor(layout: Layout, baseline: string, id: string, createdAt: number, reopened: boolean) {
     this.#layout = layout;
@@ -167,6 +193,16 @@ export class Sandbox implements AsyncDisposable {
         details: { id: manifest.id, pid: manifest.pid },
       });
     }
+    if (manifest.layout.kind === 'git-worktree' && manifest.layout.store.env.GIT_DIR === undefined) {
+      // Made before git was pinned to the worktree's own git directory: reopening it would let git
+      // discover a repository from the worktree, which a server could have replaced.
+      throw new McpActorsError(
+        ErrorCode.SANDBOX_FAILED,
+        `sandbox "${manifest.id}" was made by an older version of mcp-actors and cannot be reopened safely; its files are in ${manifest.layout.root}: ` +
+          `copy what you need, then remove ${manifest.layout.tempDir} and run \`git worktree prune\` in ${manifest.layout.hostTop}`,
+        { details: { id: manifest.id, root: manifest.layout.root } },
+      );
+    }
     const sandbox = new Sandbox(manifest.layout, manifest.baseline, manifest.id, manifest.createdAt, true);
     await sandbox.#saveManifest();
     return sandbox;
@@ -214,6 +250,30 @@ export class Sandbox implements AsyncDisposable {
     for (const path of given) this.#deniedReads.add(resolve(path));
   }
 
+  /**
+   * From now on, changes are attributed to the tool calls that made them (`noteCommitted`); any
+   * other change is listed as unattributed and not applied unless asked for. The runtime calls
+   * this when it first runs calls in the sandbox.
+   */
+  trackCalls(): void {
+    this.#attributed ??= new Map();
+  }
+
+  /** A committed call's changes (the runtime reports each one). */
+  noteCommitted(changes: readonly CommittedChange[]): void {
+    if (this.#attributed === undefined) return;
+    for (const change of changes) {
+      let seen = this.#attributed.get(change.path);
+      if (!seen) this.#attributed.set(change.path, (seen = new Set()));
+      seen.add(change.after ?? '');
+    }
+  }
+
+  #isAttributed(change: TreeChange): boolean {
+    if (this.#attributed === undefined) return true;
+    return this.#attributed.get(change.path)?.has(change.newMode === ABSENT_MODE ? '' : change.newOid) ?? false;
+  }
+
   /** The change set since creation (or the last `applyToHost()`) as a unified diff. */
   diff(): Promise<string> {
     return this.#serial(async () => {
@@ -223,7 +283,9 @@ export class Sandbox implements AsyncDisposable {
   }
 
   changedFiles(): Promise<ChangedFile[]> {
-    return this.#serial(async () => (await this.#changes()).map(({ path, kind }) => ({ path, kind })));
+    return this.#serial(async () =>
+      (await this.#changes()).map((change) => ({ path: change.path, kind: change.kind, ...(this.#isAttributed(change) ? {} : { unattributed: true as const }) })),
+    );
   }
 
   /**
@@ -231,12 +293,23 @@ export class Sandbox implements AsyncDisposable {
    * host changed it since the sandbox was made, throws APPLY_CONFLICT naming those files and writes
    * nothing. Files already identical on the host are left alone. Afterwards the baseline moves to
    * what was applied, so a second call is a no-op and later edits form the next change set.
-   * Call it while nothing is writing to the sandbox.
+   * Call it while nothing is writing to the sandbox. Where a runtime runs calls in the sandbox,
+   * changes no committed call made refuse the whole apply (APPLY_CONFLICT, `details.unattributed`)
+   * unless `includeUnattributed` is set.
    */
-  applyToHost(): Promise<ApplyResult> {
+  applyToHost(options: ApplyOptions = {}): Promise<ApplyResult> {
     return this.#serial(async () => {
       const changes = await this.#changes();
       if (changes.length === 0) return { applied: [] };
+      const unattributed = options.includeUnattributed ? [] : changes.filter((change) => !this.#isAttributed(change)).map((change) => change.path);
+      if (unattributed.length > 0) {
+        throw new McpActorsError(
+          ErrorCode.APPLY_CONFLICT,
+          `cannot apply the sandbox to ${this.logicalRoot}: ${unattributed.length} change(s) were made outside any committed tool call: ` +
+            `${unattributed.join(', ')}. Nothing was written; look at them (diff()), then call applyToHost({ includeUnattributed: true }) to apply them too.`,
+          { details: { unattributed } },
+        );
+      }
       const states = await this.#hostStates(changes);
       const pending: TreeChange[] = [];
       const conflicts: string[] = [];
@@ -253,8 +326,10 @@ export class Sandbox implements AsyncDisposable {
           { details: { files: conflicts } },
         );
       }
-      await this.#write(pending);
+      const links = await this.#linkTargets(pending);
+      await this.#write(pending, links);
       this.#baseline = await this.#advanceBaseline(changes);
+      for (const change of changes) this.#attributed?.delete(change.path);
       await this.#saveManifest();
       return { applied: pending.map((change) => change.path) };
     });
@@ -326,14 +401,52 @@ export class Sandbox implements AsyncDisposable {
     return states;
   }
 
+  /**
+   * What each link to be applied will point to on the host. A link is the project's only where it
+   * stays in the project: an absolute target inside the sandbox is moved to the same place in the
+   * project (as it was, it would dangle into the temp dir after `dispose()`, where anyone can plant
+   * a file); an absolute target elsewhere, or a relative one that climbs out of the project, is
+   * refused with SANDBOX_ESCAPE before anything is written.
+   */
+  async #linkTargets(pending: readonly TreeChange[]): Promise<Map<string, string>> {
+    const { worktree, hostTop } = this.#layout;
+    // The sandbox as a whole (a worktree: the repository) and where it stands on the host.
+    const sandboxTop = worktree ?? this.root;
+    const tops = [...new Set([sandboxTop, await realpath(sandboxTop).catch(() => sandboxTop)])];
+    const targets = new Map<string, string>();
+    const refused: { path: string; target: string }[] = [];
+    for (const change of pending) {
+      if (change.newMode !== SYMLINK_MODE) continue;
+      const target = await readlink(join(this.root, change.path)).catch(() => undefined);
+      if (target === undefined) continue; // gone meanwhile: #stage says so
+      let onHost = target;
+      if (isAbsolute(target)) {
+        const top = tops.find((candidate) => isInsideDir(resolve(target), candidate));
+        if (top !== undefined) onHost = join(hostTop, relative(top, resolve(target)));
+      }
+      const resolved = resolve(this.logicalRoot, dirname(change.path), onHost);
+      if (!isInsideDir(resolved, this.logicalRoot)) refused.push({ path: change.path, target });
+      else targets.set(change.path, onHost);
+    }
+    if (refused.length > 0) {
+      throw new McpActorsError(
+        ErrorCode.SANDBOX_ESCAPE,
+        `cannot apply the sandbox to ${this.logicalRoot}: ${refused.length} link(s) point outside the project: ` +
+          `${refused.map((link) => `${link.path} -> ${link.target}`).join(', ')}. Nothing was written; remove them or point them inside the project.`,
+        { details: { links: refused } },
+      );
+    }
+    return targets;
+  }
+
   /** Stages every new file beside the project first, so a failure before the renames changes nothing. */
-  async #write(pending: readonly TreeChange[]): Promise<void> {
+  async #write(pending: readonly TreeChange[], links: ReadonlyMap<string, string>): Promise<void> {
     const host = this.logicalRoot;
     const writes = pending.filter((c) => c.newMode !== ABSENT_MODE);
     const staging = await mkdtemp(join(host, '.mcp-actors-apply-'));
     try {
       const staged = await Promise.all(
-        writes.map((change, i) => carry(() => this.#stage(change, join(staging, String(i))))),
+        writes.map((change, i) => carry(() => this.#stage(change, join(staging, String(i)), links.get(change.path)))),
       );
       for (const change of pending) {
         if (change.newMode === ABSENT_MODE) await removeEntry(join(host, change.path), host);
@@ -355,15 +468,16 @@ export class Sandbox implements AsyncDisposable {
     }
   }
 
-  async #stage(change: TreeChange, file: string): Promise<string> {
+  async #stage(change: TreeChange, file: string, linkTarget: string | undefined): Promise<string> {
     const source = join(this.root, change.path);
     const stats = await lstatOrUndefined(source);
     const wantLink = change.newMode === SYMLINK_MODE;
-    if (!stats || (wantLink ? !stats.isSymbolicLink() : !stats.isFile())) {
-      throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `${change.path} changed in the sandbox while it was being applied; apply again when the agents are idle`);
-    }
+    const changedMeanwhile = (): McpActorsError =>
+      new McpActorsError(ErrorCode.SANDBOX_FAILED, `${change.path} changed in the sandbox while it was being applied; apply again when the agents are idle`);
+    if (!stats || (wantLink ? !stats.isSymbolicLink() : !stats.isFile())) throw changedMeanwhile();
     if (wantLink) {
-      await symlink(await readlink(source), file);
+      if (linkTarget === undefined) throw changedMeanwhile();
+      await symlink(linkTarget, file);
       return file;
     }
     await copyFile(source, file, constants.COPYFILE_FICLONE);
@@ -416,6 +530,11 @@ export class Sandbox implements AsyncDisposable {
       });
     }
   }
+}
+
+function isInsideDir(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function matches(state: HostState, mode: string, oid: string): boolean {
