@@ -2,11 +2,16 @@
  * Where an OAuth provider keeps what it learned about one server: the registered client, the
  * tokens (with when they were saved, to tell their expiry), and the discovery results.
  * `MemoryTokenStore` for a process; `FileTokenStore` for the CLI — one JSON file, mode 600 in a
- * directory of mode 700, written by rename so a crash never leaves half a file.
+ * directory of mode 700. Every change is a read-modify-write of one key under an inter-process
+ * lock (`.auth.json.lock`), so two processes saving at once both keep their entries; the file is
+ * replaced through an unguessable, exclusively created temporary file, so a crash never leaves
+ * half a file and a link planted beside it is never written through.
  */
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { replaceAtomically } from '../files/atomic-replace.js';
+import { withFileLock } from '../files/file-lock.js';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
@@ -76,14 +81,10 @@ export class FileTokenStore implements TokenStore {
 
   private update(change: (all: Record<string, StoredAuth>) => Record<string, StoredAuth>): Promise<void> {
     const next = this.queue.then(async () => {
-      const all = change(await this.readAll());
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      const temporary = `${this.path}.${process.pid}.tmp`;
-      await writeFile(temporary, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-      await chmod(temporary, 0o600); // whatever the umask
-      await rename(temporary, this.path).catch(async (error: unknown) => {
-        await rm(temporary, { force: true });
-        throw error;
+      // Read again under the lock: another process may have saved its own key since.
+      await withFileLock(this.path, async () => replaceAtomically(this.path, `${JSON.stringify(change(await this.readAll()), null, 2)}\n`, { mode: 0o600 }), {
+        what: `the token file ${this.path}`,
       });
     });
     this.queue = next.catch(() => undefined);

@@ -2,12 +2,16 @@
  * One edit of agents.yaml by a command: read the file, plan the change on its data, splice it
  * into the text (`applyYamlEdits`, which keeps the rest byte for byte), check that the result is
  * a valid file with no problem the original did not have, and replace the file atomically. A
- * mistake anywhere leaves the file as it was and is reported in one line.
+ * mistake anywhere leaves the file as it was and is reported in one line. The whole
+ * read-modify-write holds the file's inter-process lock (`.agents.yaml.lock` beside the real
+ * file), so two `agents` commands editing at once both keep their edits: the second reads the
+ * file the first wrote.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { parseAgentsConfig } from '../config/agents-file.js';
-import { replaceFile, readSnapshot } from './atomic-file.js';
+import { editTarget, replaceFile, readSnapshot } from './atomic-file.js';
+import { withFileLock } from '../files/file-lock.js';
 import { isRecord } from '../config/file-keys.js';
 import { type YamlEdit, applyYamlEdits } from './yaml-edit.js';
 import { type ConfigProblem, isConfigError } from '../errors/config-error.js';
@@ -30,6 +34,9 @@ export interface EditPlan {
   readonly message: string;
 }
 
+/** How long an edit waits for another `agents` command's edit of the same file (`--check` may start a server meanwhile). */
+const EDIT_LOCK_TIMEOUT_MS = 120_000;
+
 /** The environment variable that makes a write pause before its rename (crash tests). */
 export const PAUSE_BEFORE_RENAME_ENV = 'MCP_ACTORS_TEST_PAUSE_BEFORE_RENAME_MS';
 
@@ -42,8 +49,11 @@ const sectionOf = (data: Record<string, unknown>, key: string): Record<string, u
 
 /** Reads the file's sections; `missing` says what to do when the file does not exist yet. */
 export async function readFileData(context: CommandContext, missing: 'empty' | 'refuse'): Promise<{ path: string; text: string | undefined; data: FileData }> {
-  const path = configFile(context);
-  const snapshot = await readSnapshot(absolute(context, path));
+  return readDataAt(configFile(context), absolute(context, configFile(context)), missing);
+}
+
+async function readDataAt(path: string, file: string, missing: 'empty' | 'refuse'): Promise<{ path: string; text: string | undefined; data: FileData }> {
+  const snapshot = await readSnapshot(file);
   if (snapshot.text === undefined && missing === 'refuse') {
     throw editError('NOT_FOUND', `${path} does not exist; create it with agents init, or name another file with --file`);
   }
@@ -99,7 +109,21 @@ export async function editAgentsFile(
   plan: (data: FileData, path: string) => EditPlan,
   beforeWrite?: (path: string) => Promise<void>,
 ): Promise<void> {
-  const { path, text, data } = await readFileData(context, missing);
+  const given = configFile(context);
+  // A link is edited where it leads (and stays a link); the lock lies beside that real file.
+  const file = await editTarget(absolute(context, given));
+  await withFileLock(file, () => editLocked(context, given, file, missing, plan, beforeWrite), { what: given, timeoutMs: EDIT_LOCK_TIMEOUT_MS });
+}
+
+async function editLocked(
+  context: CommandContext,
+  given: string,
+  file: string,
+  missing: 'empty' | 'refuse',
+  plan: (data: FileData, path: string) => EditPlan,
+  beforeWrite?: (path: string) => Promise<void>,
+): Promise<void> {
+  const { path, text, data } = await readDataAt(given, file, missing);
   const { edits, message } = plan(data, path);
   const before = text ?? '';
   const after = applyYamlEdits(before, edits);
@@ -108,7 +132,7 @@ export async function editAgentsFile(
   if (added.length > 0) throw editError('CONFIG_INVALID', `nothing was written: ${oneLine(added)}`);
   await beforeWrite?.(path);
   const pause = Number(context.io.env[PAUSE_BEFORE_RENAME_ENV] ?? Number.NaN);
-  await replaceFile({ path: absolute(context, path), text }, after, {
+  await replaceFile({ path: file, text }, after, {
     ...(Number.isFinite(pause) ? { pauseBeforeRenameMs: pause } : {}),
     onPause: (temporary) => context.io.stderr.write(`paused before rename: ${temporary}\n`),
   });

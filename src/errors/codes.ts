@@ -9,6 +9,8 @@ export const ErrorCode = {
   CONFIG_INVALID: 'CONFIG_INVALID',
   /** A configuration file changed on disk between being read and being written back; nothing was written. */
   CONFIG_CHANGED: 'CONFIG_CHANGED',
+  /** A file the runtime or the CLI rewrites (agents.yaml, the token file) stayed locked by another live process past the wait; nothing was written. */
+  FILE_BUSY: 'FILE_BUSY',
   /** An argument to a public method is not what the method takes. */
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
   /** Two things were registered under one name. */
