@@ -209,6 +209,13 @@ export async function restoreGitLink(layout: Layout): Promise<boolean> {
 
 function snapshotBox(layout: Layout, deny: readonly string[]): PreparedConfinement | undefined {
   const probe = probeConfinement(process.env.PATH);
+  // A probe cut short by a loaded machine (even after its retries) fails the diff: were git to read
+  // unboxed, a server swapping a folder for a link to a denied one would get that folder into it.
+  if (!probe.available && probe.transient) {
+    throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `could not start the box the sandbox's git reads in (${probe.reason}); the machine is busy: try again`, {
+      details: { reason: probe.reason },
+    });
+  }
   if (!probe.available) return undefined;
   // `args` names the project, so a project under the host's temp dir (and its repository) stays readable.
   const setting = { root: layout.tempDir, network: 'none' as const, project: layout.logicalRoot, deny: [...deny] };

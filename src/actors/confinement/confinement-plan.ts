@@ -80,7 +80,8 @@ export function decideConfinement(target: Pick<ConfinementTarget, 'serverName' |
   // project) must not choose the program that confines it.
   const probe = probeConfinement(process.env.PATH);
   if (probe.available) return { confined: true, bwrap: probe.bwrap };
-  if (!confineOptionsOf(setting).fallback) {
+  // `fallback` is for machines without bubblewrap, not for a probe a busy machine cut short.
+  if (!confineOptionsOf(setting).fallback || probe.transient) {
     throw new McpActorsError(
       ErrorCode.CONFINEMENT_UNAVAILABLE,
       `server "${serverName}" asks for OS confinement (confine: true) but this machine cannot confine it: ${probe.reason}. ` +

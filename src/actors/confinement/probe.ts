@@ -12,7 +12,13 @@ import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export type ConfinementProbe =
   | { readonly available: true; readonly bwrap: string }
-  | { readonly available: false; readonly reason: string; readonly install: string };
+  | {
+      readonly available: false;
+      readonly reason: string;
+      readonly install: string;
+      /** The probe run timed out or was killed (a loaded machine): it says nothing about the machine. */
+      readonly transient?: true;
+    };
 
 /** What to install, said the same way everywhere. */
 export const INSTALL_BUBBLEWRAP =
@@ -20,6 +26,7 @@ export const INSTALL_BUBBLEWRAP =
   'and make sure unprivileged user namespaces are enabled (sysctl kernel.unprivileged_userns_clone=1)';
 
 const PROBE_TIMEOUT_MS = 5_000;
+const PROBE_ATTEMPTS = 3;
 const probes = new Map<string, ConfinementProbe>();
 
 /**
@@ -52,7 +59,9 @@ export function probeConfinement(pathValue: string | undefined): ConfinementProb
   const key = pathValue ?? '';
   const cached = probes.get(key);
   if (cached) return cached;
-  const { probe, transient } = runProbe(pathValue);
+  let { probe, transient } = runProbe(pathValue);
+  // A run cut short says nothing: tried again, a few times, before the answer is "unavailable".
+  for (let attempt = 1; transient && attempt < PROBE_ATTEMPTS; attempt += 1) ({ probe, transient } = runProbe(pathValue));
   // A probe that timed out or was killed (a loaded machine) says nothing about this machine: asked
   // again next time. Cached, it would have turned confinement off for the rest of the process.
   if (!transient) probes.set(key, probe);
@@ -76,8 +85,12 @@ function runProbe(pathValue: string | undefined): { probe: ConfinementProbe; tra
   if (run.status === 0) return { probe: { available: true, bwrap }, transient: false };
   const stderr = String(run.stderr ?? '').trim().split('\n')[0] ?? '';
   const why = run.error ? run.error.message : run.signal ? `killed by ${run.signal}` : `exit ${run.status}${stderr ? `: ${stderr}` : ''}`;
-  const probe = { available: false, reason: `a probe run of bubblewrap (${bwrap}) failed (${why})`, install: INSTALL_BUBBLEWRAP } as const;
-  return { probe, transient: run.error !== undefined || run.signal !== null };
+  const transient = run.error !== undefined || run.signal !== null;
+  const reason = `a probe run of bubblewrap (${bwrap}) failed (${why})`;
+  const probe: ConfinementProbe = transient
+    ? { available: false, reason, install: INSTALL_BUBBLEWRAP, transient: true }
+    : { available: false, reason, install: INSTALL_BUBBLEWRAP };
+  return { probe, transient };
 }
 
 function isUnder(path: string, dir: string): boolean {

@@ -39,11 +39,18 @@ describe('probeConfinement (Linux)', () => {
     expect(fake.runs()).toBe(1);
   });
 
-  it('asks again after a probe that was killed', () => {
+  it('tries a killed probe again (three runs), says the answer is transient, and asks again next time', () => {
     const fake = fakeBwrap('kill -9 $$');
     const first = probeConfinement(fake.path);
-    expect(first).toMatchObject({ available: false, reason: expect.stringContaining('killed by SIGKILL') });
+    expect(first).toMatchObject({ available: false, transient: true, reason: expect.stringContaining('killed by SIGKILL') });
+    expect(fake.runs()).toBe(3);
     probeConfinement(fake.path);
+    expect(fake.runs()).toBe(6);
+  });
+
+  it('a probe killed once and then passing is available', () => {
+    const fake = fakeBwrap(`[ -e "$0.once" ] && exit 0; touch "$0.once"; kill -9 $$`);
+    expect(probeConfinement(fake.path)).toMatchObject({ available: true });
     expect(fake.runs()).toBe(2);
   });
 
