@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { Redactor } from '../redaction/redactor.js';
+import type { InspectorLimits } from './inspector-limits.js';
 import { InspectorServer } from './inspector-server.js';
 
 /** `inspect: { ... }` of `createRuntime`. */
@@ -16,6 +17,13 @@ export interface InspectOptions {
   readonly print?: boolean | ((line: string) => void);
   /** Open the URL in a browser (default false); never under CI or without a TTY. */
   readonly open?: boolean;
+  /**
+   * Let the Stately inspector (stately.ai, a third-party page the `/stately` bridge feeds) see the
+   * content of tool results (default false: withheld from it; the runtime's own page shows them).
+   */
+  readonly shareToolResults?: boolean;
+  /** Bounds on connections and bytes (see `InspectorLimits`). */
+  readonly limits?: Partial<InspectorLimits>;
 }
 
 /** What `createRuntime` accepts as `inspect`: the built-in server, or any XState observer. */
@@ -36,9 +44,9 @@ export function inspectServerOptions(inspect: InspectSetting | undefined): Inspe
   return inspect;
 }
 
-/** The line printed once the server listens: the URL a browser opens to see the tree. */
+/** The line printed once the server listens: the URL a browser opens to see the tree, and the Stately bridge's. */
 export function inspectorLine(server: InspectorServer): string {
-  return `Stately inspector: ${server.url}`;
+  return `Inspector: ${server.url} (the Stately inspector: ${server.url}/stately)`;
 }
 
 function mayOpenBrowser(): boolean {
@@ -57,7 +65,12 @@ function openBrowser(url: string): void {
 }
 
 export async function openInspector(options: InspectOptions, redactor: Redactor): Promise<InspectorServer> {
-  const server = await InspectorServer.start({ ...(options.port !== undefined ? { port: options.port } : {}), redactor });
+  const server = await InspectorServer.start({
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
+    ...(options.shareToolResults !== undefined ? { shareToolResults: options.shareToolResults } : {}),
+    redactor,
+  });
   const line = inspectorLine(server);
   if (typeof options.print === 'function') options.print(line);
   else if (options.print !== false) process.stderr.write(`${line}\n`);

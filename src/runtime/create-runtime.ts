@@ -115,8 +115,14 @@ export interface Runtime extends AsyncDisposable {
   readonly events$: Observable<RuntimeEvent>;
   /** Knows every secret of the configuration: pass anything you log or show through it. */
   readonly redactor: Redactor;
-  /** The built-in inspector server (its `url`, `wsUrl`, `port`), when created with `inspect: true | { port }`. */
-  readonly inspector: { readonly url: string; readonly wsUrl: string; readonly port: number } | undefined;
+  /**
+   * The built-in inspector server, when created with `inspect: true | { port }`: its page (`url`),
+   * its viewers' WebSocket (`wsUrl`, read-only), and for other processes' XState inspection clients
+   * `producerUrl` (with this run's `token`; keep it private).
+   */
+  readonly inspector:
+    | { readonly url: string; readonly wsUrl: string; readonly producerUrl: string; readonly token: string; readonly port: number }
+    | undefined;
   /** The runtime's XState actor: the root of the supervision tree. */
   readonly actor: Actor<typeof runtimeMachine>;
   activate(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle>;

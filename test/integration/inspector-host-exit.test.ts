@@ -50,7 +50,7 @@ describe('the host with the inspector on', () => {
   it('exits by itself after shutdown() with no viewer connected', async () => {
     const { code, signal, stderr } = await runHost(0);
     expect({ code, signal }).toEqual({ code: 0, signal: null });
-    expect(stderr).toMatch(/^Stately inspector: http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(stderr).toMatch(/^Inspector: http:\/\/127\.0\.0\.1:\d+ \(the Stately inspector: http:\/\/127\.0\.0\.1:\d+\/stately\)$/m);
     expect(stderr).toContain('inspector-host: shut down');
   });
 

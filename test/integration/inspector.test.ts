@@ -60,13 +60,17 @@ const TREE = ['runtime', 'actor:triager:acme', 'server:files:acme', 'server:note
 const CALLS = ['call:triager:acme#1 files/echo', 'call:triager:acme#2 notes/echo', 'call:triager:acme#3 files/echo', 'call:triager:acme#4 notes/echo'];
 
 describe('the inspector server', () => {
-  it('prints its URL once: the bridge page on 127.0.0.1 that embeds the Stately inspector', async () => {
+  it('prints its URL once: the runtime\'s own page on 127.0.0.1, and the bridge that embeds the Stately inspector', async () => {
     const lines: string[] = [];
     const runtime = await inspectedRuntime(config(), lines);
-    expect(lines).toEqual([`Stately inspector: http://127.0.0.1:${runtime.inspector!.port}`]);
-    const page = await (await fetch(runtime.inspector!.url)).text();
-    expect(page).toContain('https://stately.ai/inspect');
-    expect(page).toContain(`ws://127.0.0.1:${runtime.inspector!.port}`);
+    const url = `http://127.0.0.1:${runtime.inspector!.port}`;
+    expect(lines).toEqual([`Inspector: ${url} (the Stately inspector: ${url}/stately)`]);
+    const page = await (await fetch(url)).text();
+    // The runtime's own page loads nothing from elsewhere; it only links to the bridge.
+    expect(page).not.toMatch(/<(script|link|img|iframe)[^>]+(src|href)="https?:/);
+    expect(page).toContain('href="/stately"');
+    const bridge = await (await fetch(`${url}/stately`)).text();
+    expect(bridge).toContain('<iframe id="inspector" title="Stately inspector" src="https://stately.ai/inspect">');
   });
 
   it('sends the whole tree with role labels: runtime, actor, two servers, one actor per call', async () => {
@@ -173,7 +177,7 @@ describe('secrets and the inspector', () => {
     const runtime = await inspectedRuntime(config({ env: { TOKEN }, remote: { url: echoUrl, headers: { Authorization: `Bearer ${HEADER}` } } }));
     const early = await viewerOf(runtime);
     // A producer of the package's own, relayed by the server: redacted as well.
-    const producer = createWebSocketInspector({ url: runtime.inspector!.wsUrl });
+    const producer = createWebSocketInspector({ url: runtime.inspector!.producerUrl });
     runtime.actor.system.inspect(producer.inspect);
     const triager = await runtime.activate('triager', { tenant: 'acme' });
     expect(triager.activation?.unavailable.map((u) => u.server)).toEqual(['remote']);
