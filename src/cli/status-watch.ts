@@ -13,19 +13,28 @@ import { withActorSession } from './actor-session.js';
 import { paint, type Paint } from './paint.js';
 import { firstLine } from './start-progress.js';
 import { formatDuration, textTable } from './text-table.js';
+import { LiveArea, type TerminalSize } from './live-redraw.js';
+import { printable } from './terminal-width.js';
 
 const REDRAW_MS = 1_000;
 
 function cell(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+  const shown = printable(text);
+  return shown.length <= width ? shown : `${shown.slice(0, width - 1)}…`;
+}
+
+/** The terminal's size now (80×24 when the stream does not say). */
+function terminalSize(stream: unknown): TerminalSize {
+  const { columns, rows } = stream as { columns?: number; rows?: number };
+  return { columns: typeof columns === 'number' && columns > 0 ? columns : 80, rows: typeof rows === 'number' && rows > 0 ? rows : 24 };
 }
 
 /** The live table's lines for these servers. */
 export function watchTable(servers: readonly ServerStatus[], colour: Paint, now: number): string[] {
   if (servers.length === 0) return ['no server processes (the actor uses in-process servers only, or none)'];
   const rows = servers.map((s) => [
-    s.server,
-    s.tenant,
+    printable(s.server),
+    printable(s.tenant),
     s.state,
     s.pid === undefined ? '-' : String(s.pid),
     s.uptimeMs === undefined ? '-' : formatDuration(s.uptimeMs),
@@ -60,14 +69,14 @@ export async function watchCommand(context: CommandContext, actor: string): Prom
   const { io, flags } = context;
   const terminal = (io.stdout as { isTTY?: boolean }).isTTY === true && !flags.json;
   const colour = paint(io);
-  let drawn = 0;
+  const area = new LiveArea((text) => io.stdout.write(text), () => terminalSize(io.stdout));
+  const resizable = io.stdout as { on?: (event: 'resize', listener: () => void) => unknown; off?: (event: 'resize', listener: () => void) => unknown };
   let runtimeRef: Runtime | undefined;
   let ended = false; // after Ctrl+C the table would only show servers disappearing
   const draw = (): void => {
     if (!terminal || runtimeRef === undefined || ended) return;
     const lines = [colour.bold(`agents: ${actor} — live (Ctrl+C stops every server and exits)`), '', ...watchTable(runtimeRef.status().servers, colour, Date.now())];
-    io.stdout.write(`${drawn > 0 ? `\u001b[${drawn}F\u001b[J` : ''}${lines.join('\n')}\n`);
-    drawn = lines.length;
+    area.draw(lines);
   };
   return withActorSession(
     context,
@@ -90,11 +99,13 @@ export async function watchCommand(context: CommandContext, actor: string): Prom
     async ({ interrupted }) => {
       draw();
       const timer = setInterval(draw, REDRAW_MS);
+      if (terminal) resizable.on?.('resize', draw);
       try {
         await interrupted;
       } finally {
         ended = true;
         clearInterval(timer);
+        if (terminal) resizable.off?.('resize', draw);
       }
       return ExitCode.SIGINT;
     },

@@ -3,15 +3,20 @@
  * the last column never padded (so a long last column wraps instead of pushing the others).
  */
 
+import { displayWidth } from './terminal-width.js';
+
+/** `text` padded with spaces to `width` terminal columns (wide characters count two). */
+const padEnd = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+
 /**
  * @example
  * textTable([['SERVER', 'STATE'], ['fixture', 'RUNNING']]); // 'SERVER   STATE\nfixture  RUNNING'
  */
 export function textTable(rows: readonly (readonly string[])[], indent = ''): string {
   const columns = Math.max(0, ...rows.map((row) => row.length));
-  const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => displayWidth(row[i] ?? ''))));
   return rows
-    .map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd())
+    .map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : padEnd(cell, widths[i] ?? 0))).join('  ').trimEnd())
     .join('\n');
 }
 
