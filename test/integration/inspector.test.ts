@@ -194,3 +194,43 @@ describe('secrets and the inspector', () => {
     expect(bytes).not.toContain(HEADER);
   });
 });
+
+describe('tool results and the Stately bridge', () => {
+  async function callWithResult(shareToolResults: boolean | undefined) {
+    const runtime = await createRuntime({
+      config: config(),
+      inspect: { port: 0, print: false, ...(shareToolResults !== undefined ? { shareToolResults } : {}) },
+      callTimeoutMs: 10_000,
+    });
+    runtimes.push(runtime);
+    const origin = { origin: `http://127.0.0.1:${runtime.inspector!.port}` };
+    const own = await connectViewer(runtime.inspector!.wsUrl, origin);
+    const bridge = await connectViewer(`${runtime.inspector!.wsUrl}/?view=stately`, origin);
+    viewers.push(own, bridge);
+    // A result that is in no argument: the sum of two random numbers (as text and as structured content).
+    const a = 1_000_000_000 + randomBytes(3).readUIntBE(0, 3);
+    const b = 2_000_000_000 + randomBytes(3).readUIntBE(0, 3);
+    const contents = String(a + b);
+    const triager = await runtime.activate('triager', { tenant: 'acme' });
+    expect((await triager.call('files/add', { a, b })).result?.content[0]).toMatchObject({ text: contents });
+    // The call's last snapshot (done, with its output) is the last message about it: wait for it in both.
+    const done = (viewer: Viewer): boolean => {
+      const call = viewer.messages.find((m) => m.type === '@xstate.actor' && m.name === 'call:triager:acme#1 files/add');
+      return call !== undefined && viewer.messages.some((m) => m.type === '@xstate.snapshot' && m.sessionId === call.sessionId && m.snapshot?.status === 'done');
+    };
+    await waitUntil(() => done(own) && done(bridge), 'the call done in both viewers');
+    return { own: own.raw.join('\n'), bridge: bridge.raw.join('\n'), contents };
+  }
+
+  it('withholds tool results (text and structured) from the socket the Stately bridge uses, and only from it, by default', async () => {
+    const { own, bridge, contents } = await callWithResult(undefined);
+    expect(own).toContain(contents);
+    expect(bridge).not.toContain(contents);
+    expect(bridge).toContain('[tool result withheld from the Stately inspector]');
+  });
+
+  it('lets the Stately bridge see tool results when the host opts in (shareToolResults)', async () => {
+    const { bridge, contents } = await callWithResult(true);
+    expect(bridge).toContain(contents);
+  });
+});

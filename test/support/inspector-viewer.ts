@@ -21,8 +21,8 @@ export interface Viewer {
   close(): void;
 }
 
-export async function connectViewer(url: string): Promise<Viewer> {
-  const socket = new WebSocket(url);
+export async function connectViewer(url: string, options: WebSocket.ClientOptions = {}): Promise<Viewer> {
+  const socket = new WebSocket(url, options);
   const raw: string[] = [];
   const messages: ReceivedMessage[] = [];
   socket.on('message', (data) => {
