@@ -74,7 +74,7 @@ export const COMMAND_SPECS = {
     name: 'validate',
     summary: 'check agents.yaml and summarize its servers, skills and actors',
     positionals: [],
-    flags: { strict: { type: 'boolean', description: 'an unset ${VAR} is an error, not a warning' } },
+    flags: { strict: { type: 'boolean', description: 'an unset ${VAR} is an error, and a setting that weakens confinement fails the run' } },
     requiredFlags: [],
     details: [
       'Exits 1 and lists every problem with its file:line:col when the file is not valid.',
@@ -88,6 +88,7 @@ export const COMMAND_SPECS = {
     summary: 'add the servers of a claude_desktop_config.json, .cursor/mcp.json or .mcp.json to agents.yaml',
     positionals: [{ name: 'config.json', required: true, description: 'a JSON file with "mcpServers" (Claude Desktop, Claude Code, Cursor)' }],
     flags: {
+      'Warns about what weakens the confinement of a local server: confine: false, confine.fallback: true, and env entries such as HOME, PATH, XDG_* or npm_config_* (not used to decide confinement); --strict makes these fail the run (exit 1).',
       into: { type: 'string', value: '<agents.yaml>', description: 'the file to add the servers to (default --file, ./agents.yaml)' },
       prefix: { type: 'string', value: '<prefix>', description: 'put this before every imported server name' },
       replace: { type: 'boolean', description: 'replace a server of the same name instead of refusing' },

@@ -2,10 +2,15 @@
  * `agents validate`: loads agents.yaml as the runtime would and summarizes it; a file with
  * mistakes is a `ConfigError` that lists every one with its file:line:col (exit 1). Each stdio
  * server's program is checked to exist and be executable; nothing is spawned. A `${VAR}` that is
- * not set is a warning (its value cannot be judged yet) unless `--strict`.
+ * not set is a warning (its value cannot be judged yet) unless `--strict`. Settings that weaken the
+ * confinement of a local server (`confine: false`, `confine.fallback`, an env entry naming HOME,
+ * PATH, XDG_*, npm_config_* and the like) are warnings too; `--strict` makes them fail the run.
  */
+import { readFile } from 'node:fs/promises';
 import { checkAgentsFile, loadAgentsFile, type AgentsConfig } from '../config/agents-file.js';
-import { isConfigError } from '../errors/config-error.js';
+import { placeProblems, parseSource } from '../config/source-locations.js';
+import { type ConfigProblem, isConfigError } from '../errors/config-error.js';
+import { confinementWarnings } from './confinement-warnings.js';
 import { ExitCode } from './cli-io.js';
 import { configFile, print, type CommandContext } from './command-context.js';
 import { formatConfigSummary, summarizeConfig } from './format-config.js';
@@ -13,13 +18,26 @@ import { formatConfigSummary, summarizeConfig } from './format-config.js';
 export async function validateCommand(context: CommandContext): Promise<number> {
   const path = configFile(context);
   const strict = context.flags.options.strict === true;
-  const { warnings } = await checkAgentsFile(path, { env: context.io.env, unsetVariables: strict ? 'error' : 'warn', checkCommands: true });
+  const checked = await checkAgentsFile(path, { env: context.io.env, unsetVariables: strict ? 'error' : 'warn', checkCommands: true });
+  const confinement = await placed(path, confinementWarnings(checked.config));
+  const warnings = [...checked.warnings, ...confinement];
   for (const warning of warnings) {
     context.io.stderr.write(`warning: ${warning.path}: ${warning.problem}${warning.hint ? ` — ${warning.hint}` : ''}\n`);
   }
+  const failed = strict && confinement.length > 0;
   const summary = summarizeConfig(await forDisplay(path, context), path);
-  print(context, formatConfigSummary(summary), () => ({ ok: true, ...summary, warnings }));
-  return ExitCode.OK;
+  print(context, formatConfigSummary(summary), () => ({ ok: !failed, ...summary, warnings }));
+  if (!failed) return ExitCode.OK;
+  const count = confinement.length === 1 ? 'a setting weakens' : `${confinement.length} settings weaken`;
+  context.io.stderr.write(`error: --strict: ${count} confinement (the warnings above); change them, or run without --strict\n`);
+  return ExitCode.FAILED;
+}
+
+/** The warnings with the file:line:col of their keys. */
+async function placed(path: string, found: Parameters<typeof placeProblems>[0]): Promise<ConfigProblem[]> {
+  if (found.length === 0) return [];
+  const source = parseSource(await readFile(path, 'utf8'), path);
+  return placeProblems(found, source).problems;
 }
 
 /**
