@@ -4,8 +4,9 @@
  * SDK Client and Server in memory). After every step the machine must be in a sane state; at the
  * end every call must have ended exactly once, with an answer or a classified error, and nothing
  * may be left running. The recovery law: between two fresh beginnings (start(), reconnect(), a
- * stop asked for, an idle stop, a temporary server's normal exit) the server is spawned at most 1 + maxRestarts times (the period is
- * longer than any run), however many crashes, failed starts and calls come.
+ * stop asked for, an idle stop, a transient or temporary server's normal exit) the server is spawned at most 1 + maxRestarts
+ * times (the period is longer than any run), however many crashes, failed starts and calls come; and a restart is counted only
+ * when the supervisor restarts, never when a call starts a server that exited normally (OTP's transient).
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -143,11 +144,18 @@ describe('the server lifecycle as a model', () => {
             { actors: { connectServer: fakes.connectServer } },
           );
           const real: Real = { client, fakes, outcomes: new Map(), nextId: 0, spawnsAtReset: 0 };
-          // An idle stop is a fresh beginning too, and so is a temporary server's normal exit (a call
-          // then starts it on use); a transient server's normal exit is not (lazyStartCounts).
+          // An idle stop is a fresh beginning too, and so is a transient or temporary server's normal
+          // exit: as in OTP, the call that starts it again is a start, not a restart.
+          // The law of restarts: only the supervisor restarts (deciding -> waiting counts one); a start
+          // on use after a clean exit or an idle stop never does, and never gives up for the intensity.
           let previous = client.actor.getSnapshot();
+          const miscounted: string[] = [];
           client.actor.subscribe((snapshot) => {
-            if (snapshot.matches('stopping') && previous.matches('running') && !snapshot.context.lazyStartCounts && snapshot.context.afterStop === 'stopped') fresh(real);
+            if (snapshot.matches('stopping') && previous.matches('running') && snapshot.context.afterStop === 'stopped') fresh(real);
+            if (snapshot.context.restartCount > previous.context.restartCount && !snapshot.matches({ starting: 'waiting' })) {
+              miscounted.push(`restart counted on ${JSON.stringify(previous.value)} -> ${JSON.stringify(snapshot.value)}`);
+            }
+            if (previous.matches('stopped') && snapshot.matches('error')) miscounted.push('a start on use from STOPPED gave up');
             previous = snapshot;
           });
           const model: Model = { maxRestarts };
@@ -164,6 +172,7 @@ describe('the server lifecycle as a model', () => {
             if (result !== 'ok') expect(ANSWER_CODES).toContain(result);
           }
           if (restart === 'temporary') expect(client.status().restarts).toBe(0);
+          expect(miscounted).toEqual([]);
         },
       ),
       { numRuns: 150 },

@@ -58,8 +58,6 @@ export interface ServerContext {
   readonly killOnClose: boolean;
   /** The failure being handled ended a RUNNING server (its first restart in a window is immediate). */
   readonly crashed: boolean;
-  /** The server ended by itself with a normal exit: the next lazy start counts as a restart. */
-  readonly lazyStartCounts: boolean;
   /** Ids of the calls in flight on the current connection. */
   readonly inFlight: readonly string[];
   readonly afterStop: AfterStop;
@@ -96,8 +94,6 @@ function notProvided(name: string): never {
 
 /** Where STOPPING goes once the server is closed (or failed to close: its process is gone either way). */
 const AFTER_CLOSE = [
-  { guard: 'shouldCountStartAfterStopBeyondIntensity', target: 'error', actions: 'forgetConnection' },
-  { guard: 'shouldCountStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts', 'recordLazyRestart'] },
   { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
   { guard: 'shouldFailAfterStop', target: 'error', actions: 'forgetConnection' },
   { target: 'stopped', actions: 'forgetConnection' },
@@ -123,18 +119,6 @@ export const serverMachine = setup({
       context.config.restart === 'temporary' ||
       !withinIntensity(context.restartTimes, context.clock.now(), context.config),
     isTemporary: ({ context }) => context.config.restart === 'temporary',
-    isCountedLazyStart: ({ context, event }) => event.type === 'server.start' && event.explicit === false && context.lazyStartCounts,
-    isCountedLazyStartBeyondIntensity: ({ context, event }) =>
-      event.type === 'server.start' &&
-      event.explicit === false &&
-      context.lazyStartCounts &&
-      !withinIntensity(context.restartTimes, context.clock.now(), context.config),
-    shouldCountStartAfterStop: ({ context }) => context.afterStop === 'start' && !context.resetOnStart && context.lazyStartCounts,
-    shouldCountStartAfterStopBeyondIntensity: ({ context }) =>
-      context.afterStop === 'start' &&
-      !context.resetOnStart &&
-      context.lazyStartCounts &&
-      !withinIntensity(context.restartTimes, context.clock.now(), context.config),
     isTransientAfterNormalExit: ({ context, event }) =>
       event.type === 'server.ended' && event.ended.normal && context.config.restart !== 'permanent',
     idleStopEnabled: ({ context }) => context.config.idleStopMs > 0,
@@ -186,17 +170,6 @@ export const serverMachine = setup({
       if (event.type === 'ping.failed') return { lastError: event.error, retryable: true, crashed: true, killOnClose: true };
       return {};
     }),
-    // A temporary server is never restarted by the supervisor; a call may still start it again, as
-    // a start on use, so its lazy starts are not counted.
-    recordNormalExit: assign(({ context }) => ({ lazyStartCounts: context.config.restart !== 'temporary' })),
-    recordLazyRestart: assign(({ context }) => {
-      const now = context.clock.now();
-      return {
-        restartTimes: [...restartsInWindow(context.restartTimes, now, context.config.periodMs), now],
-        restartCount: context.restartCount + 1,
-        lazyStartCounts: false,
-      };
-    }),
     recordRestart: assign(({ context }) => {
       const now = context.clock.now();
       const window = restartsInWindow(context.restartTimes, now, context.config.periodMs);
@@ -207,12 +180,13 @@ export const serverMachine = setup({
         nextAttemptAt: now + delay,
       };
     }),
-    // start() and reconnect() begin afresh; a lazy start by a call keeps the intensity window, so
-    // a server that keeps exiting cannot be respawned without limit by a stream of calls.
+    // start() and reconnect() begin afresh; a lazy start by a call keeps the intensity window as it
+    // was (neither cleared nor counted), so a server that keeps crashing cannot be respawned without
+    // limit by a stream of calls.
     resetRestarts: assign(({ event, context }) =>
       (event.type === 'server.start' && event.explicit === false) || (event.type !== 'server.start' && event.type !== 'server.reconnect' && !context.resetOnStart)
         ? { retryable: true }
-        : { restartTimes: [], restartCount: 0, retryable: true, lazyStartCounts: false },
+        : { restartTimes: [], restartCount: 0, retryable: true },
     ),
     // Runs on every end of closeServer: its output is how the process ended (the kill of a
     // contract breach included), which becomes the last exit.
@@ -266,7 +240,6 @@ export const serverMachine = setup({
     lastExit: undefined,
     killOnClose: false,
     crashed: false,
-    lazyStartCounts: false,
     inFlight: [],
     afterStop: 'stopped',
     resetOnStart: true,
@@ -278,14 +251,9 @@ export const serverMachine = setup({
   states: {
     stopped: {
       on: {
-        // A lazy start after the server ended by itself is a restart like any other: spawns in a
-        // window never exceed 1 + maxRestarts, however many calls come.
-        'server.start': [
-          { guard: 'refusesLazyStart' },
-          { guard: 'isCountedLazyStartBeyondIntensity', target: 'error' },
-          { guard: 'isCountedLazyStart', target: 'starting', actions: ['resetRestarts', 'recordLazyRestart'] },
-          { target: 'starting', actions: 'resetRestarts' },
-        ],
+        // As in OTP, a start is never a restart: a transient or temporary server that exited
+        // normally is started again by the next call, and the intensity is left as it was.
+        'server.start': [{ guard: 'refusesLazyStart' }, { target: 'starting', actions: 'resetRestarts' }],
         'server.reconnect': { target: 'starting', actions: 'resetRestarts' },
         'server.stop': { actions: 'noteRetirement' },
       },
@@ -342,7 +310,7 @@ export const serverMachine = setup({
         'call.started': { target: '.busy', actions: 'addCall' },
         'call.ended': [{ guard: 'isLastCallInFlight', target: '.idle', actions: 'removeCall' }, { actions: 'removeCall' }],
         'server.ended': [
-          { guard: 'isTransientAfterNormalExit', target: 'stopping', actions: ['recordEnded', 'recordNormalExit', 'thenStop'] },
+          { guard: 'isTransientAfterNormalExit', target: 'stopping', actions: ['recordEnded', 'thenStop'] },
           { guard: 'isTemporary', target: 'stopping', actions: ['recordEnded', 'thenFail'] },
           { target: 'starting.failing', actions: 'recordEnded' },
         ],

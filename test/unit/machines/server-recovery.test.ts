@@ -1,7 +1,7 @@
 /**
  * The supervisor's recovery rules, over fake connections and fake time: contract breaches are
  * killed at once, the first restart after a crash is immediate and backoff grows from the second,
- * lazy starts after a server's own exits count against the intensity, and status() keeps the last
+ * a start on use after a clean exit is not a restart (OTP's transient), and status() keeps the last
  * error and the last exit.
  */
 import { describe, expect, it } from 'vitest';
@@ -64,10 +64,10 @@ describe('the restart rule', () => {
     expect(delays).toEqual([0, 100, 200, 400]);
   });
 
-  it('spawns a server that keeps exiting normally at most 1 + maxRestarts times, however many calls come', async () => {
-    const c = client({ restart: 'transient', maxRestarts: 2, periodMs: 60_000 });
+  it('starts a transient server that keeps exiting normally again on each call, and never counts its clean exits', async () => {
+    const c = client({ restart: 'transient', maxRestarts: 1, periodMs: 60_000 });
     const outcomes: string[] = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 4; i++) {
       const answer = c.callTool('echo', { message: `m${i}` }).then(
         () => 'ok',
         (error: McpActorsError) => error.code,
@@ -76,10 +76,30 @@ describe('the restart rule', () => {
       outcomes.push(await answer);
       fake.servers.crash(true);
       await flush();
+      expect(c.state).toBe('STOPPED');
+      expect(c.status().restarts).toBe(0);
     }
-    expect(fake.servers.spawns).toBe(3);
-    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'SERVER_IN_ERROR', 'SERVER_IN_ERROR', 'SERVER_IN_ERROR']);
+    expect(fake.servers.spawns).toBe(4);
+    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'ok']);
+  });
+
+  it('leaves the intensity as it was across a clean exit: an earlier crash still counts', async () => {
+    const c = client({ restart: 'transient', maxRestarts: 1, periodMs: 60_000 });
+    await started(c);
+    fake.servers.crash();
+    await flush();
+    expect(c.state).toBe('RUNNING');
+    expect(c.status().restarts).toBe(1);
+    fake.servers.crash(true);
+    await flush();
+    expect(c.state).toBe('STOPPED');
+    await flushed(c.callTool('echo', { message: 'lazy' }));
+    expect(c.status().restarts).toBe(1);
+    // The window still holds the first crash's restart: a second crash is one too many.
+    fake.servers.crash();
+    await flush(1_000);
     expect(c.state).toBe('ERROR');
+    expect(fake.servers.spawns).toBe(3);
   });
 
   it('does not count a lazy start after an idle stop', async () => {
