@@ -21,7 +21,7 @@ import type { ConnectInput } from '../machines/server-io.js';
 import type { ServerEvent } from '../machines/server-machine.js';
 import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
-import { versionMismatch, watchInitializeAnswer } from './protocol-version.js';
+import { isVersionMismatch, versionMismatch, watchInitializeAnswer } from './protocol-version.js';
 import type { ServerRequestHandlers } from './server-requests.js';
 
 type ConnectParams = Parameters<CallbackLogicFunction<ServerEvent, ServerEvent, ConnectInput>>[0];
@@ -131,7 +131,7 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
     } catch (error) {
       if (!active) return;
       // A protocol version we do not speak cannot get better by trying again.
-      if (isMcpActorsError(error) && error.code === ErrorCode.PROTOCOL_ERROR) {
+      if (isVersionMismatch(error)) {
         sendBack({ type: 'server.startFailed', retryable: false, error });
         return;
       }

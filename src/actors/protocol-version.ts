@@ -6,7 +6,15 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError } from '../errors/mcp-actors-error.js';
+import { isMcpActorsError, McpActorsError } from '../errors/mcp-actors-error.js';
+
+/** `details.kind` of a version mismatch. */
+const PROTOCOL_VERSION_KIND = 'protocolVersion';
+
+/** Whether `error` is the mismatch `versionMismatch` makes (recognised by structure: code and `details.kind`). */
+export function isVersionMismatch(error: unknown): error is McpActorsError {
+  return isMcpActorsError(error) && error.code === ErrorCode.HANDSHAKE_FAILED && error.details.kind === PROTOCOL_VERSION_KIND;
+}
 
 /** The version in an initialize answer, or undefined for any other message. */
 export function answeredVersion(message: JSONRPCMessage): string | undefined {
@@ -42,17 +50,21 @@ export function watchInitializeAnswer(transport: Transport, seen: (version: stri
   });
 }
 
-/** PROTOCOL_ERROR naming both versions when the server answered one we do not speak; else undefined. */
+/**
+ * HANDSHAKE_FAILED naming both versions when the server answered one we do not speak; else
+ * undefined. The server did not answer with a JSON-RPC error (that is PROTOCOL_ERROR): its answer
+ * to initialize ends the handshake, so the handshake failed; `details.kind` is `'protocolVersion'`.
+ */
 export function versionMismatch(answered: string | undefined, serverName: string, cause: unknown): McpActorsError | undefined {
   if (answered === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(answered)) return undefined;
   return new McpActorsError(
-    ErrorCode.PROTOCOL_ERROR,
+    ErrorCode.HANDSHAKE_FAILED,
     `server "${serverName}" speaks MCP protocol version ${answered}, which this client does not support ` +
       `(it speaks ${LATEST_PROTOCOL_VERSION}, and also ${SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== LATEST_PROTOCOL_VERSION).join(', ')}); ` +
       'it is not restarted: upgrade or downgrade the server (or mcp-actors) so they share a version',
     {
       cause,
-      details: { server: serverName, kind: 'protocolVersion', serverVersion: answered, clientVersion: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
+      details: { server: serverName, kind: PROTOCOL_VERSION_KIND, serverVersion: answered, clientVersion: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
     },
   );
 }

@@ -204,10 +204,10 @@ describe('the fixture fault matrix', () => {
   it('protocol-version: ERROR without retries, naming both versions', async () => {
     const c = fixture({ protocolVersion: '1999-01-01' });
     expect(await c.calls.track(c.client.start({ timeoutMs: 15_000 }))).toBe('SERVER_IN_ERROR');
-    expect(c.client.status().lastError?.code).toBe('PROTOCOL_ERROR');
+    expect(c.client.status().lastError?.code).toBe('HANDSHAKE_FAILED');
     expect(c.client.status().lastError?.message).toContain('1999-01-01');
     expect(c.client.status().restarts).toBe(0);
-    record('protocol-version', 'PROTOCOL_ERROR naming 1999-01-01 and ours, ERROR, no restart');
+    record('protocol-version', 'HANDSHAKE_FAILED naming 1999-01-01 and ours, ERROR, no restart');
   });
 
   for (const [id, options] of [

@@ -222,12 +222,12 @@ describe('the in-process fixture fault matrix', () => {
     const c = fixture({ protocolVersion: '1999-01-01' });
     expect(await c.calls.track(c.client.start({ timeoutMs: 10_000 }))).toBe('SERVER_IN_ERROR');
     const error = c.client.status().lastError;
-    expect(error?.code).toBe('PROTOCOL_ERROR');
+    expect(error?.code).toBe('HANDSHAKE_FAILED');
     expect(error?.message).toContain('1999-01-01');
     expect(error?.details).toMatchObject({ serverVersion: '1999-01-01' });
     expect(c.client.status().restarts).toBe(0);
     expect(c.fixture.started).toBe(1);
-    record(id('protocol-version'), 'PROTOCOL_ERROR naming 1999-01-01 and ours, ERROR, no restart');
+    record(id('protocol-version'), 'HANDSHAKE_FAILED naming 1999-01-01 and ours, ERROR, no restart');
   });
 
   for (const [name, options] of [

@@ -1,6 +1,8 @@
 /**
  * A server answering initialize with a protocol version this client does not speak cannot get
- * better by restarting: ERROR at once, one spawn, a message naming both versions.
+ * better by restarting: ERROR at once, one spawn, a message naming both versions. The server
+ * answered with a result, not a JSON-RPC error, so it is HANDSHAKE_FAILED (`details.kind:
+ * 'protocolVersion'`), never PROTOCOL_ERROR.
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,7 +51,7 @@ describe('a protocol-version mismatch', () => {
     expect(failed.code).toBe('SERVER_IN_ERROR');
     expect(c.state).toBe('ERROR');
     const last = c.status().lastError!;
-    expect(last.code).toBe('PROTOCOL_ERROR');
+    expect(last.code).toBe('HANDSHAKE_FAILED');
     expect(last.details).toMatchObject({ kind: 'protocolVersion', serverVersion: '1999-01-01', clientVersion: LATEST_PROTOCOL_VERSION });
     expect(last.message).toContain('1999-01-01');
     expect(last.message).toContain(LATEST_PROTOCOL_VERSION);
@@ -57,14 +59,14 @@ describe('a protocol-version mismatch', () => {
     expect(states.filter((s) => s === 'STARTING')).toHaveLength(1);
   });
 
-  it('over streamable HTTP too: ERROR at once, one initialize, PROTOCOL_ERROR naming both versions', async () => {
+  it('over streamable HTTP too: ERROR at once, one initialize, HANDSHAKE_FAILED naming both versions', async () => {
     const old = await oldHttpServer('1999-01-01');
     const c = new McpClient({ name: 'old-http', url: old.url, transport: 'streamable-http', backoff: { initialMs: 10 } });
     clients.push(c);
     const failed = await rejection(c.start({ timeoutMs: 15_000 }));
     expect(failed.code).toBe('SERVER_IN_ERROR');
     const last = c.status().lastError!;
-    expect(last.code).toBe('PROTOCOL_ERROR');
+    expect(last.code).toBe('HANDSHAKE_FAILED');
     expect(last.details).toMatchObject({ kind: 'protocolVersion', serverVersion: '1999-01-01' });
     expect(c.status().restarts).toBe(0);
     expect(old.initializes()).toBe(1);
