@@ -6,6 +6,7 @@
  */
 
 import type { Output, ValueOf } from './file-keys.js';
+import type { UnsetVariable } from './unset-variables.js';
 import { type ResolvedServerConfig, nameSchema as name, serverConfigSchema } from './server-schema.js';
 
 /** How an actor's tool calls that need approval are handled. `ask` goes through the host's approval callback. */
@@ -171,4 +172,9 @@ export interface AgentsConfig {
   readonly source?: string;
   /** `default_tenant`: the tenant the CLI acts for when `--tenant` is not given. */
   readonly defaultTenant?: string;
+  /**
+   * Per server, the `${VAR}` references of its entry that were not set (loaded with
+   * `unsetVariables: 'per-server'`, as a runtime does): that server alone cannot start.
+   */
+  readonly unsetVariables?: Readonly<Record<string, readonly UnsetVariable[]>>;
 }

@@ -17,6 +17,7 @@ import { type ResolvedServerConfig, checkNamedServer } from './server-config.js'
 import { commandProblems, placeServer } from './server-paths.js';
 import { type Source, parseSource, placeProblems, renderKeyPath, throwProblems, yamlSyntaxProblems } from './source-locations.js';
 import { closest } from './suggest.js';
+import { type UnsetVariable, forServer, serverOfUnset } from './unset-variables.js';
 
 export type { ActorConfig, AgentsConfig, CapabilityOverrides, SkillConfig, SkillServerRef } from './agents-file-schema.js';
 export { toolPatternMatches };
@@ -28,8 +29,13 @@ export interface AgentsConfigOptions {
   readonly baseDir?: string;
   /** Server names defined outside the file that skills may name too (in-process domain servers). */
   readonly extraServers?: readonly string[];
-  /** `'warn'`: an unset `${VAR}` is a warning and the value holding it is not judged; `'error'` (default) refuses the file. */
-  readonly unsetVariables?: 'error' | 'warn';
+  /**
+   * What an unset `${VAR}` does. `'error'` (default): refuses the file. `'warn'`: a warning, and the
+   * value holding it is not judged. `'per-server'` (what a runtime loads with): one in a server
+   * entry makes only that server unusable (listed in `unsetVariables`, an error when it is used);
+   * elsewhere it refuses the file.
+   */
+  readonly unsetVariables?: 'error' | 'warn' | 'per-server';
   /** Check that each stdio server's program exists and is executable (what `agents validate` does). */
   readonly checkCommands?: boolean;
 }
@@ -124,9 +130,11 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   const env = context.env ?? process.env;
   // Top-level `x-` keys hold YAML anchors to merge elsewhere (as in Docker Compose); they are not read.
   const visible = isRecord(input) ? Object.fromEntries(Object.entries(input).filter(([key]) => !key.startsWith('x-'))) : (input ?? {});
-  const expanded = resolveEnvReferences(visible, env);
+  const resolved = resolveEnvReferences(visible, env);
+  const expanded = { ...resolved, problems: resolved.problems.map(forServer) };
   const unset = context.unsetVariables === 'warn' ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
-  const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem));
+  const deferred = context.unsetVariables === 'per-server' ? expanded.problems.filter((problem) => serverOfUnset(problem) !== undefined) : [];
+  const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem) && !deferred.includes(problem));
   if (!isRecord(expanded.value)) {
     const problem = `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`;
     throwProblems([{ path: [], problem, hint: 'start the file with servers:' }], context.subject, context.source);
@@ -146,11 +154,23 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   }
   found.push(...referenceProblems(data, [...Object.keys(entries), ...(context.extraServers ?? [])], context.baseDir));
   // A value that holds an unset variable is not known yet, so nothing said about it counts.
-  const unknown = new Set(unset.map((problem) => renderKeyPath(problem.path)));
+  const unknown = new Set([...unset, ...deferred].map((problem) => renderKeyPath(problem.path)));
   const judged = found.filter((problem) => !unknown.has(renderKeyPath(problem.path)));
   if (judged.length > 0) throwProblems(judged, context.subject, context.source);
   const warnings = Object.freeze(placeProblems(unset, context.source).problems);
-  return { config: assemble(data, servers, context), warnings };
+  return { config: assemble(data, servers, context, unsetByServer(deferred, context.source)), warnings };
+}
+
+/** The deferred unset variables, by server, each with where it is written. */
+function unsetByServer(deferred: readonly FoundProblem[], source: Source | undefined): Record<string, UnsetVariable[]> {
+  const byServer: Record<string, UnsetVariable[]> = {};
+  for (const problem of deferred) {
+    const server = serverOfUnset(problem)!;
+    const key = renderKeyPath(problem.path);
+    const at = source === undefined ? undefined : placeProblems([problem], source).locations[0];
+    (byServer[server] ??= []).push({ variable: problem.unset!, key, ...(at ? { at: `${at.file}:${at.line}:${at.col}` } : {}) });
+  }
+  return byServer;
 }
 
 /** The entries of a record whose values are records (the ones worth checking further). */
@@ -261,7 +281,7 @@ function agentSkillProblems(path: readonly PathSegment[], entry: string, baseDir
 }
 
 /** The checked file in the TypeScript shape (see `toApiKeys`): skills and actors named, string server entries expanded, paths absolute. */
-function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext): AgentsConfig {
+function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext, unset: Record<string, UnsetVariable[]>): AgentsConfig {
   const api = toApiKeys(data, agentsFileSchema, true) as Record<string, unknown>;
   const named = (key: 'skills' | 'actors', more: (entry: Record<string, unknown>) => object = () => ({})) =>
     Object.freeze(Object.fromEntries(records(api[key]).map(([name, entry]) => [name, Object.freeze({ name, ...entry, ...more(entry) })])));
@@ -276,6 +296,7 @@ function assemble(data: Record<string, unknown>, servers: Record<string, Resolve
     actors: named('actors') as AgentsConfig['actors'],
     ...(typeof api.defaultTenant === 'string' ? { defaultTenant: api.defaultTenant } : {}),
     ...(context.file === undefined ? {} : { source: context.file }),
+    ...(Object.keys(unset).length === 0 ? {} : { unsetVariables: Object.freeze(unset) }),
   });
 }
 

@@ -3,6 +3,7 @@
  * (through the tool-call machine, with its tenant and permissions), its sandbox's changes and
  * rollback, and its deactivation.
  */
+import { unsetVariablesError } from '../config/unset-variables.js';
 import type { CallContext } from '../client/call-context.js';
 import { waitFor, type Actor, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
@@ -357,6 +358,13 @@ export class ActorHandle implements AsyncDisposable {
           onLog: (entry, call) => this.wiring.emit({ type: 'call.log', actor: this.name, tenant: call.tenant, tool: call.tool, callId: call.callId, ...entry }),
         });
         started.push(server);
+        return;
+      }
+      const unset = config.unsetVariables?.[server];
+      if (unset !== undefined) {
+        const error = unsetVariablesError(server, unset);
+        if (required) throw error;
+        unavailable.push({ server, error });
         return;
       }
       const serverConfig = config.servers[server]!;

@@ -159,7 +159,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const domainServers = new Map((options.domainServers ?? []).map((server) => [server.name, server] as const));
   const redactor = new Redactor({ redactArgument: options.redactArgument });
   // Every variable a `${VAR}` reference reads is secret from then on (in args, url and cwd too).
-  const configOptions = { extraServers: [...domainServers.keys()], env: redactor.recordingEnv(options.env ?? process.env) };
+  // An unset one makes only the servers that use it unusable (an error when an actor uses them).
+  const configOptions = { extraServers: [...domainServers.keys()], env: redactor.recordingEnv(options.env ?? process.env), unsetVariables: 'per-server' as const };
   let config: AgentsConfig;
   try {
     config = options.file ? await loadAgentsFile(options.file, configOptions) : agentsConfigFromObject(options.config ?? {}, configOptions);

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentsProject, fixtureServer, runAgents, spawnAgents } from '../support/agents-cli.js';
+import { agentsProject, fixtureServer, pidLogEnv, runAgents, spawnAgents } from '../support/agents-cli.js';
 
 const project = agentsProject('mcp-actors-operator-', () => ({
   servers: {
@@ -36,7 +36,7 @@ describe('agents, in operator words', () => {
   });
 
   it('agents demo --inspect narrates the tour with the inspector on, prints its URL once and exits 0 by itself', async () => {
-    const result = await agents(['demo', '--inspect']);
+    const result = await agents(['demo', '--inspect', '--inspect-for', '0']);
     expect(result.code).toBe(0);
     expect(result.stdout.match(/Stately inspector: http:\/\/127\.0\.0\.1:\d+/g)).toHaveLength(1);
     expect(result.stdout).toContain('a path out of the sandbox → rejected (SANDBOX_PATH)');
@@ -61,5 +61,46 @@ describe('agents, in operator words', () => {
     expect(result.stderr).not.toMatch(/start\(\)|reconnect\(\)/);
     expect(result.stdout).not.toMatch(/\u001b/); // piped: no progress line, no colour
     expect(result.stderr).not.toContain('starting broken…');
+  });
+});
+
+/** A file as `agents import` leaves it: a literal key became `${BRAVE_API_KEY}`, which is not set here. */
+const imported = agentsProject('mcp-actors-unset-var-', () => ({
+  servers: {
+    fixture: fixtureServer(),
+    brave: { ...fixtureServer(), env: { ...pidLogEnv(), BRAVE_API_KEY: '${MCP_ACTORS_TEST_BRAVE_API_KEY}' } },
+  },
+  skills: { ops: { mcp_servers: ['fixture'] }, search: { mcp_servers: [{ server: 'brave', required: true }] } },
+  actors: { tester: { skills: ['ops'] }, searcher: { skills: ['search'] } },
+}));
+
+describe('an unset ${VAR} is needed only by the server that uses it', () => {
+  const run = async (args: string[]) => {
+    const before = readFileSync(join(imported.dir, 'agents.yaml'), 'utf8');
+    const result = await runAgents(args, { cwd: imported.dir, timeoutMs: 60_000 });
+    expect(readFileSync(join(imported.dir, 'agents.yaml'), 'utf8')).toBe(before);
+    return result;
+  };
+
+  it('lists the tools of an actor that uses none of its servers', async () => {
+    const result = await run(['tools', 'tester']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('fixture/echo');
+  });
+
+  it('fails an actor that needs the server, naming the server and the variable', async () => {
+    const result = await run(['tools', 'searcher']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('server "brave" needs MCP_ACTORS_TEST_BRAVE_API_KEY, which is not set in the environment (servers.brave.env.BRAVE_API_KEY at agents.yaml:');
+  });
+
+  it('validate warns per server, and --strict refuses the file', async () => {
+    const loose = await run(['validate']);
+    expect(loose.code).toBe(0);
+    expect(loose.stderr).toMatch(/^warning: servers\.brave\.env\.BRAVE_API_KEY: .*MCP_ACTORS_TEST_BRAVE_API_KEY is not set in the environment — server "brave" cannot start without it/);
+    const strict = await run(['validate', '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('server "brave" cannot start without it');
   });
 });

@@ -116,7 +116,7 @@ describe('references in agents.yaml', () => {
         {
           path: 'servers.github.env.GITHUB_TOKEN',
           problem: 'agents.yaml:5:7: GITHUB_TOKEN is not set in the environment',
-          hint: 'export it, or remove the reference (${GITHUB_TOKEN:-text} gives a default)',
+          hint: 'server "github" cannot start without it: export it, or remove the reference (${GITHUB_TOKEN:-text} gives a default)',
         },
       ]);
     }

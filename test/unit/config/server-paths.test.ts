@@ -110,3 +110,22 @@ describe('unset ${VAR} references', () => {
     await expect(checkAgentsFile(file, { env: {}, unsetVariables: 'warn' })).rejects.toThrow(/restrat/);
   });
 });
+
+describe("unset ${VAR} references under unsetVariables: 'per-server' (as a runtime loads)", () => {
+  it('leave the file usable and name, per server, each variable and where it is written', async () => {
+    const text = 'servers:\n  a:\n    command: node\n  b:\n    url: "${REMOTE_URL}"\n    headers: { Authorization: "Bearer ${TOKEN}" }\n';
+    const config = await loadAgentsFile(write('per-server.yaml', text), { env: {}, unsetVariables: 'per-server' });
+    expect(Object.keys(config.servers)).toEqual(['a']);
+    expect(config.unsetVariables).toEqual({
+      b: [
+        { variable: 'REMOTE_URL', key: 'servers.b.url', at: expect.stringMatching(/per-server\.yaml:5:\d+$/) },
+        { variable: 'TOKEN', key: 'servers.b.headers.Authorization', at: expect.stringMatching(/per-server\.yaml:6:\d+$/) },
+      ],
+    });
+  });
+
+  it('still refuse an unset one outside a server entry, and other mistakes beside it', async () => {
+    const file = write('per-server-bad.yaml', 'servers:\n  a:\n    command: node\n    args: ["${NOPE}"]\n    restrat: permanent\nskills:\n  s:\n    description: "${ALSO_NOPE}"\n');
+    await expect(loadAgentsFile(file, { env: {}, unsetVariables: 'per-server' })).rejects.toThrow(/restrat[\s\S]*ALSO_NOPE is not set/);
+  });
+});
