@@ -7,7 +7,7 @@ import { FileTokenStore } from '../../../src/auth/token-store.js';
 const base = mkdtempSync(join(tmpdir(), 'mcp-actors-token-store-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-describe('FileTokenStore', () => {
+describe('FileTokenStore', { timeout: 30_000 }, () => {
   it('keeps every key when two stores of one file save at once (each reads the file again under the lock)', async () => {
     const file = join(base, 'two', 'auth.json');
     const one = new FileTokenStore(file);

@@ -50,7 +50,8 @@ const WEAK = `servers:
     confine: false
 `;
 
-describe('agents validate and what weakens confinement', () => {
+// The first run imports the whole CLI: give it room on a busy machine.
+describe('agents validate and what weakens confinement', { timeout: 30_000 }, () => {
   it('warns once per weakening setting, at its file:line:col, and still exits 0', async () => {
     const result = await validate(WEAK);
     expect(result.code).toBe(0);
