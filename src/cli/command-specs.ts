@@ -47,6 +47,11 @@ const inspect: FlagSpec = {
   type: 'boolean',
   description: 'watch the supervision tree in the Stately inspector (a server on 127.0.0.1; the URL is printed)',
 };
+const inspectFor: FlagSpec = {
+  type: 'string',
+  value: '<ms>',
+  description: 'with the inspector on, keep serving it this many milliseconds after the tour instead of until Ctrl+C',
+};
 const tenant: FlagSpec = {
   type: 'string',
   short: 't',
@@ -65,10 +70,13 @@ export const COMMAND_SPECS = {
     name: 'demo',
     summary: 'a narrated tour of supervision and the sandboxed runtime (what npm start runs)',
     positionals: [],
-    flags: { inspect },
+    flags: { inspect, 'inspect-for': inspectFor },
     requiredFlags: [],
-    details: ['Needs no agents.yaml; ends by itself in under a minute and leaves no process behind.'],
-    examples: ['agents demo', 'agents demo --inspect'],
+    details: [
+      'Needs no agents.yaml; ends by itself in under a minute and leaves no process behind.',
+      'With --inspect it keeps the runtime and its inspector running after the tour until Ctrl+C (or --inspect-for <ms>).',
+    ],
+    examples: ['agents demo', 'agents demo --inspect', 'agents demo --inspect-for 60000'],
   },
   validate: {
     name: 'validate',
@@ -80,6 +88,7 @@ export const COMMAND_SPECS = {
       'Exits 1 and lists every problem with its file:line:col when the file is not valid.',
       'Checks that each stdio server\'s command exists and is executable; nothing is spawned.',
       'A ${VAR} that is not set is a warning (its value cannot be judged yet); --strict makes it an error.',
+      'Warns about what weakens the confinement of a local server: confine: false, confine.fallback: true, and env entries such as HOME, PATH, XDG_* or npm_config_* (not used to decide confinement); --strict makes these fail the run (exit 1).',
     ],
     examples: ['agents validate', 'agents validate --file config/agents.yaml --json', 'agents validate --strict'],
   },
@@ -88,7 +97,6 @@ export const COMMAND_SPECS = {
     summary: 'add the servers of a claude_desktop_config.json, .cursor/mcp.json or .mcp.json to agents.yaml',
     positionals: [{ name: 'config.json', required: true, description: 'a JSON file with "mcpServers" (Claude Desktop, Claude Code, Cursor)' }],
     flags: {
-      'Warns about what weakens the confinement of a local server: confine: false, confine.fallback: true, and env entries such as HOME, PATH, XDG_* or npm_config_* (not used to decide confinement); --strict makes these fail the run (exit 1).',
       into: { type: 'string', value: '<agents.yaml>', description: 'the file to add the servers to (default --file, ./agents.yaml)' },
       prefix: { type: 'string', value: '<prefix>', description: 'put this before every imported server name' },
       replace: { type: 'boolean', description: 'replace a server of the same name instead of refusing' },

@@ -21,9 +21,10 @@ import { defineTool } from '../inprocess/define-tool.js';
 import { createRuntime } from '../runtime/create-runtime.js';
 import { fixtureServerConfig } from '../testing/fixture.js';
 import { referenceServerPath } from '../testing/reference-servers.js';
-import { ExitCode } from './cli-io.js';
+import { ExitCode, type CliIo } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { paint } from './paint.js';
+import { UsageError } from './usage-error.js';
 
 type Say = (text: string) => void;
 
@@ -32,11 +33,40 @@ export async function demoCommand(context: CommandContext): Promise<number> {
   const colour = paint(io);
   const heading = (text: string): void => void io.stdout.write(`\n${colour.bold(text)}\n`);
   const say: Say = (text) => void io.stdout.write(`  ${text}\n`);
+  const inspectFor = inspectForValue(context.flags.options['inspect-for']);
+  const hold: Hold | undefined = context.flags.inspect || inspectFor !== undefined ? { io, ms: inspectFor } : undefined;
   const started = Date.now();
   await supervision(heading, say, colour.state);
-  await runtimeTour(heading, say, context.flags.inspect);
+  const signalled = await runtimeTour(heading, say, hold);
   heading(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s; no process left. Next: README.md, "Embedding".`);
-  return ExitCode.OK;
+  return signalled ?? ExitCode.OK;
+}
+
+/** With the inspector on: how the demo keeps serving it once the tour is done (until Ctrl+C, or for `ms`). */
+interface Hold {
+  readonly io: CliIo;
+  readonly ms: number | undefined;
+}
+
+function inspectForValue(value: string | boolean | readonly string[] | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(ms)) throw new UsageError(`--inspect-for must be a whole number of milliseconds, got "${String(value)}"; write --inspect-for 60000`);
+  return ms;
+}
+
+/** Resolves after `hold.ms`, or on Ctrl+C / SIGTERM (then with its exit code). */
+function held(hold: Hold, say: Say): Promise<number | undefined> {
+  say(hold.ms === undefined ? 'the inspector keeps serving the live tree: Ctrl+C to end the demo' : `the inspector keeps serving the live tree for ${hold.ms} ms (Ctrl+C ends it sooner)`);
+  return new Promise((resolve) => {
+    const timer = hold.ms === undefined ? undefined : setTimeout(() => finish(undefined), hold.ms);
+    const stop = hold.io.onSignal((signal) => finish(signal === 'SIGINT' ? ExitCode.SIGINT : ExitCode.SIGTERM));
+    function finish(code: number | undefined): void {
+      if (timer) clearTimeout(timer);
+      stop();
+      resolve(code);
+    }
+  });
 }
 
 function textOf(result: unknown): string {
@@ -107,12 +137,12 @@ function filesystemServer(): string | undefined {
   }
 }
 
-async function runtimeTour(heading: (text: string) => void, say: Say, inspect: boolean): Promise<void> {
+async function runtimeTour(heading: (text: string) => void, say: Say, hold: Hold | undefined): Promise<number | undefined> {
   heading('6. The runtime: an actor in a sandbox of a throwaway project, two tenants, a rollback.');
   const filesystem = filesystemServer();
   if (filesystem === undefined) {
     say('(skipped: npm install @modelcontextprotocol/server-filesystem to see a sandboxed filesystem server)');
-    return;
+    return undefined;
   }
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-demo-')));
   const person = { GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' };
@@ -142,7 +172,7 @@ async function runtimeTour(heading: (text: string) => void, say: Say, inspect: b
       actors: { editor: { skills: ['editing'], permissions: { execute: 'ask' } } },
     },
     domainServers: [clock],
-    ...(inspect ? { inspect: { print: (line: string) => say(`${line} (the runtime's tree, live; it closes when the demo ends)`) } } : {}),
+    ...(hold ? { inspect: { print: (line: string) => say(`${line} (the runtime's tree, live)`) } } : {}),
     approve: ({ tool, destructive }) => {
       say(`approval asked for ${tool.name} (destructive: ${destructive}) — granted`);
       return true;
@@ -168,9 +198,11 @@ async function runtimeTour(heading: (text: string) => void, say: Say, inspect: b
     say(`rolled back todo.md; the change set is now: ${(await editor.changes()).map((c) => `${c.kind} ${c.path}`).join(', ')}`);
     await sandbox.applyToHost();
     say(`applied: the project now reads ${JSON.stringify(readFileSync(join(project, 'notes.md'), 'utf8'))}`);
+    const signalled = hold ? await held(hold, say) : undefined;
     const serverPids = runtime.status().servers.map((s) => s.pid).filter((p): p is number => p !== undefined);
     await runtime.shutdown();
     say(`shutdown: server pids ${serverPids.join(', ')} alive afterwards: ${serverPids.some(alive) ? 'some' : 'none'}`);
+    return signalled;
   } finally {
     await runtime.shutdown();
     rmSync(project, { recursive: true, force: true });

@@ -3,10 +3,11 @@
  * twice with the same error is called permanent — the command stops waiting and says what to fix,
  * in config keys, not API names.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentsProject, fixtureServer, pidLogEnv, runAgents, spawnAgents } from '../support/agents-cli.js';
+import { agentsProject, fixtureServer, pidLogEnv, repoRoot, runAgents, spawnAgents } from '../support/agents-cli.js';
 
 const project = agentsProject('mcp-actors-operator-', () => ({
   servers: {
@@ -102,5 +103,22 @@ describe('an unset ${VAR} is needed only by the server that uses it', () => {
     const strict = await run(['validate', '--strict']);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toContain('server "brave" cannot start without it');
+  });
+});
+
+describe('agents tool add --check with the runtime placeholders', () => {
+  const project = agentsProject('mcp-actors-check-placeholder-', () => ({ servers: { fixture: fixtureServer() } }));
+  const filesystemServer = join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+  const checkFolders = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('agents-check-')));
+
+  it('starts the server in a throwaway sandbox for ${SANDBOX_ROOT}, removes it, and writes the entry as typed', async () => {
+    const before = checkFolders();
+    const args = ['tool', 'add', 'files', '--command', process.execPath, '--arg', filesystemServer, '--arg', '${SANDBOX_ROOT}', '--check'];
+    const result = await runAgents(args, { cwd: project.dir, timeoutMs: 60_000 });
+    expect(result.stderr).not.toContain('error');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/server "files" started \(\$\{SANDBOX_ROOT\} was a throwaway folder, now removed\) and lists \d+ tools: .*read_text_file/);
+    expect(readFileSync(join(project.dir, 'agents.yaml'), 'utf8')).toContain('${SANDBOX_ROOT}');
+    expect([...checkFolders()].filter((name) => !before.has(name))).toEqual([]);
   });
 });
