@@ -4,12 +4,15 @@
  * back to the logical paths the agent used.
  */
 
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import { SandboxPathError, SandboxPathReason } from '../errors/sandbox-path-error.js';
 import { expandSchema, fieldKind, itemSchemas, propertySchemas, type FieldKind, type JsonSchemaObject } from './path-fields.js';
+import { PathMasker, PRIVATE_MASK, SANDBOX_MASK } from './path-masker.js';
+import { pathLike } from './path-shape.js';
 import {
   UnresolvablePathError,
   checkText,
@@ -32,6 +35,12 @@ export interface SandboxPathRewriterConfig {
   readonly sandboxRoot: string;
   /** Absolute directory the agent thinks in (the project). Must not contain, or lie inside, `sandboxRoot`. */
   readonly hostRoot: string;
+  /**
+   * Absolute directories no result may name: the sandbox's temp dir, its checkpoints, its store.
+   * Any spelling of them in a result becomes `<sandbox-private>` (arguments naming them are refused,
+   * as every path outside the project is).
+   */
+  readonly privateDirs?: readonly string[];
 }
 
 /**
@@ -70,6 +79,7 @@ export class SandboxPathRewriter {
   readonly #needles: readonly string[];
   readonly #pattern: RegExp;
   readonly #hostUri: string;
+  readonly #masker: PathMasker;
 
   constructor(config: SandboxPathRewriterConfig) {
     const sandboxAliases = rootAliases(absoluteRoot(config.sandboxRoot, 'sandboxRoot'));
@@ -93,6 +103,15 @@ export class SandboxPathRewriter {
     // Boundary characters are percent-encoded too, so a rewritten URI can never put a sandbox root
     // after a boundary: that is what makes rewriting a result twice change nothing.
     this.#hostUri = `file://${pathToFileURL(this.hostRoot).pathname.replace(BOUNDARY_CHARS_GLOBAL, percentEncode)}`;
+
+    this.#masker = new PathMasker([
+      ...sandboxAliases.map((dir) => ({ dir, mask: SANDBOX_MASK })),
+      ...(config.privateDirs ?? [])
+        .flatMap((dir) => rootAliases(absoluteRoot(dir, 'privateDirs')))
+        // A folder holding the project (or inside it) would mask the logical paths results are turned into.
+        .filter((dir) => !hostAliases.some((host) => isWithin(dir, host) || isWithin(host, dir)))
+        .map((dir) => ({ dir, mask: PRIVATE_MASK })),
+    ]);
 
     const uriForms = sandboxAliases.map((alias) => pathToFileURL(alias).href.slice('file://'.length));
     this.#needles = unique([...sandboxAliases, ...uriForms]);
@@ -160,10 +179,14 @@ export class SandboxPathRewriter {
   }
 
   /**
-   * A deep copy of tool-call arguments with every path field rewritten into the sandbox (see
-   * `path-fields.ts` for which fields hold paths). `file:` URIs keep their form; URLs of other
-   * schemes in path fields pass unchanged if they contain no `..`. Never mutates `args`; keys such
-   * as `__proto__` are copied as plain data.
+   * A deep copy of tool-call arguments with every path rewritten into the sandbox, whatever its key
+   * and however deep. Fields that hold paths (by key or schema, see `path-fields.ts`) are rewritten
+   * whole, relative paths included. Every other string, and every object key, is checked if its
+   * whole value looks like a path (`path-shape.ts`): an absolute path, `file:` URI, `~`, Windows
+   * path or escaping `..` outside the project is refused; an absolute path or `file:` URI inside is
+   * rewritten; a relative path that stays inside is left as it is. `file:` URIs keep their form;
+   * URLs of other schemes in path fields pass unchanged if they contain no `..`. Never mutates
+   * `args`; keys such as `__proto__` are copied as plain data.
    */
   rewriteArgs<T>(args: T, inputSchema?: JsonSchemaObject): T {
     const schemas = inputSchema === undefined ? [] : expandSchema(inputSchema, inputSchema);
@@ -174,7 +197,8 @@ export class SandboxPathRewriter {
    * A deep copy of a tool result with sandbox paths turned back: `<sandboxRoot>/x` → `x`,
    * `<sandboxRoot>` → `.`, and `file://<sandboxRoot>/x` → `file://<hostRoot>/x` (a URI cannot be
    * relative). Applies to every string — text blocks, resource `uri`/`text`, `structuredContent`
-   * values — except image/audio `data` and resource `blob`s. Object keys are left alone.
+   * values and keys — except image/audio `data` and resource `blob`s. Whatever still names the
+   * sandbox root or a private folder in another spelling is masked (see `rewriteText`).
    * Rewriting twice changes nothing the second time.
    */
   rewriteResult<T>(result: T): T {
@@ -182,11 +206,20 @@ export class SandboxPathRewriter {
   }
 
   /**
+   * Rewrites sandbox paths in one string back to logical paths, then masks whatever still names the
+   * sandbox root (`<sandbox>`) or a private folder (`<sandbox-private>`) in any other spelling (see
+   * `path-masker.ts`): no result reveals where the sandbox really is.
+   */
+  rewriteText(text: string): string {
+    return this.#masker.mask(this.#mapBack(text));
+  }
+
+  /**
    * Rewrites sandbox paths in one string, at path boundaries only. The left boundary is judged on
    * the text already rewritten, not on the input: once `<root>/` is removed, whatever follows is at
    * the start of a path, and judging it there is what a second pass would do.
    */
-  rewriteText(text: string): string {
+  #mapBack(text: string): string {
     if (!this.#needles.some((needle) => text.includes(needle))) return text;
     const candidates = new RegExp(CANDIDATE_START.source, 'g');
     let out = '';
@@ -251,10 +284,54 @@ export class SandboxPathRewriter {
     return this.toSandbox(value, argument);
   }
 
+  /**
+   * A string in a field not known to hold paths: checked and rewritten only if its whole value
+   * looks like one. A path whose shape is unsure (a space in its last segment) counts only if it
+   * names something that exists.
+   */
+  #rewriteLoose(text: string, argument: string): string {
+    const like = pathLike(text);
+    if (like === undefined) return text;
+    switch (like.shape) {
+      case 'absolute':
+        if (!like.certain && !existsAt(text)) return text;
+        return this.toSandbox(text, argument);
+      case 'file-uri': {
+        if (!like.certain && !existsAt(fileUriPath(text, argument))) return text;
+        return pathToFileURL(this.toSandbox(text, argument)).href;
+      }
+      case 'home':
+        return refuse(argument, text, SandboxPathReason.HOME_RELATIVE, 'home-relative paths (~) are not expanded');
+      case 'windows':
+        if (!like.certain) return text;
+        return refuse(argument, text, SandboxPathReason.OUTSIDE_ROOTS, 'a Windows drive, UNC or backslash-rooted path names no place in the project');
+      case 'relative-dots':
+        if (!like.certain && !existsAt(`${this.sandboxRoot}/${text}`)) return text;
+        this.#checkRelative(text, argument);
+        return text;
+    }
+  }
+
+  /**
+   * A relative path with `..` that a server will resolve itself (from the sandbox root, its working
+   * directory): it may not climb above the root, lexically (with `\` read as a separator too) or
+   * through a symbolic link on the way.
+   */
+  #checkRelative(text: string, argument: string): void {
+    checkText(text.replace(/\\/g, '/'), argument, text);
+    if (climb(segmentsOf(text.replace(/\\/g, '/'))) === undefined) {
+      refuse(argument, text, SandboxPathReason.PARENT_TRAVERSAL, '".." climbs above the project root');
+    }
+    this.#checkOnDisk(`${this.sandboxRoot}/${text}`, argument, text);
+  }
+
   #rewriteArg(args: unknown, root: JsonSchemaObject | undefined, schemas: readonly JsonSchemaObject[]): unknown {
     type At = { readonly kind: FieldKind; readonly schemas: readonly JsonSchemaObject[]; readonly trail: readonly string[] };
+    const nameOf = (trail: readonly string[]): string => (trail.length === 0 ? '(arguments)' : trail.join('.'));
     return mapStrings<At>(args, { kind: 'none', schemas, trail: [] }, new Map(), {
-      leaf: (text, at) => (at.kind === 'path' || (at.kind === 'uri' && isFileUri(text)) ? this.#rewritePathString(text, at.trail.join('.')) : text),
+      leaf: (text, at) =>
+        at.kind === 'path' || (at.kind === 'uri' && isFileUri(text)) ? this.#rewritePathString(text, nameOf(at.trail)) : this.#rewriteLoose(text, nameOf(at.trail)),
+      key: (key, at) => this.#rewriteLoose(key, at.trail.length === 0 ? '(a key)' : `${at.trail.join('.')} (a key)`),
       inner: (at, key) => {
         if (typeof key === 'number') return { kind: at.kind, schemas: itemSchemas(at.schemas, key, root), trail: [...at.trail, String(key)] };
         const inner = propertySchemas(at.schemas, key, root);
@@ -266,6 +343,7 @@ export class SandboxPathRewriter {
   #rewriteOutput(result: unknown): unknown {
     return mapStrings<true>(result, true, new Map(), {
       leaf: (text) => this.rewriteText(text),
+      key: (key) => this.rewriteText(key),
       // An image's or audio's `data` and a resource's `blob` are base64: never rewritten.
       inner: (_, key, parent) => {
         if (isArray(parent)) return true;
@@ -286,7 +364,12 @@ function mapStrings<At>(
   value: unknown,
   at: At,
   seen: Seen,
-  visit: { leaf(text: string, at: At): unknown; inner(at: At, key: string | number, parent: Record<string, unknown> | readonly unknown[]): At | undefined },
+  visit: {
+    leaf(text: string, at: At): unknown;
+    inner(at: At, key: string | number, parent: Record<string, unknown> | readonly unknown[]): At | undefined;
+    /** The key to copy an object's `key` under (default: unchanged). */
+    key?(key: string, at: At): string;
+  },
 ): unknown {
   if (typeof value === 'string') return visit.leaf(value, at);
   if (typeof value !== 'object' || value === null) return value;
@@ -306,9 +389,19 @@ function mapStrings<At>(
   seen.set(value, out);
   for (const key of Object.keys(value)) {
     const inner = visit.inner(at, key, value);
-    defineData(out, key, inner === undefined ? value[key] : mapStrings(value[key], inner, seen, visit));
+    defineData(out, visit.key ? visit.key(key, at) : key, inner === undefined ? value[key] : mapStrings(value[key], inner, seen, visit));
   }
   return out;
+}
+
+/** Does something exist at this absolute path (a dangling link counts)? */
+function existsAt(absolute: string): boolean {
+  try {
+    lstatSync(absolute);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function absoluteRoot(root: unknown, name: string): string {

@@ -183,9 +183,16 @@ describe('SandboxPathRewriter.rewriteArgs with server-filesystem schemas', () =>
     });
   });
 
-  it('leaves edit_file oldText and newText alone even when they look like paths', () => {
-    const args = { path: 'src/main.py', edits: [{ oldText: '../../etc/passwd', newText: `${host}/x` }], dryRun: true };
+  it('leaves edit_file oldText and newText alone when they are text, even text mentioning paths', () => {
+    const args = { path: 'src/main.py', edits: [{ oldText: 'open("../../etc/passwd")', newText: `see ${host}/x\nand /etc/passwd` }], dryRun: true };
     expect(rewriter.rewriteArgs(args, editFile)).toEqual({ ...args, path: `${sandbox}/src/main.py` });
+  });
+
+  it('checks edit_file oldText and newText whose whole value is a path, like any other string', () => {
+    const args = { path: 'src/main.py', edits: [{ oldText: 'x', newText: `${host}/x` }] };
+    expect(rewriter.rewriteArgs(args, editFile)).toEqual({ path: `${sandbox}/src/main.py`, edits: [{ oldText: 'x', newText: `${sandbox}/x` }] });
+    const refused = refusal(() => rewriter.rewriteArgs({ path: 'src/main.py', edits: [{ oldText: '../../etc/passwd', newText: 'y' }] }, editFile));
+    expect(refused.details).toMatchObject({ argument: 'edits.0.oldText', path: '../../etc/passwd', reason: 'parent-traversal' });
   });
 
   it('leaves write_file content alone', () => {
@@ -193,9 +200,11 @@ describe('SandboxPathRewriter.rewriteArgs with server-filesystem schemas', () =>
     expect(rewriter.rewriteArgs(args, writeFile)).toEqual({ path: `${sandbox}/notes/todo.md`, content: args.content });
   });
 
-  it('leaves search patterns alone', () => {
-    const args = { path: '.', pattern: '**/*.py', excludePatterns: ['../node_modules'] };
+  it('leaves search patterns alone, unless one climbs out of the project', () => {
+    const args = { path: '.', pattern: '**/*.py', excludePatterns: ['node_modules', '**/*.log', 'a/../b'] };
     expect(rewriter.rewriteArgs(args, searchFiles)).toEqual({ ...args, path: sandbox });
+    const refused = refusal(() => rewriter.rewriteArgs({ ...args, excludePatterns: ['../node_modules'] }, searchFiles));
+    expect(refused.details).toMatchObject({ argument: 'excludePatterns.0', reason: 'parent-traversal' });
   });
 
   it('rewrites absolute host paths and already-sandboxed paths the same way', () => {
@@ -267,15 +276,16 @@ describe('SandboxPathRewriter.rewriteResult', () => {
   it('turns sandbox paths in text back into logical paths, at path boundaries only', () => {
     const text = `wrote ${sandbox}/src/main.py and ${sandbox}/b.txt; root is ${sandbox}; see "${sandbox}/" but not ${sandbox}_other/x or ${sandbox}x`;
     const result = rewriter.rewriteResult({ content: [{ type: 'text', text }] });
-    expect(result.content[0]?.text).toBe(`wrote src/main.py and b.txt; root is .; see "./" but not ${sandbox}_other/x or ${sandbox}x`);
+    // Where the root is glued to other text it is no path of the project, but it still names the sandbox: masked.
+    expect(result.content[0]?.text).toBe('wrote src/main.py and b.txt; root is .; see "./" but not <sandbox>_other/x or <sandbox>x');
   });
 
-  it('rewrites structuredContent values but not keys', () => {
+  it('rewrites structuredContent values and keys', () => {
     const result = rewriter.rewriteResult({
       content: [],
       structuredContent: { files: [`${sandbox}/a`, `${sandbox}/b/c`], [`${sandbox}/key`]: 1, count: 2 },
     });
-    expect(result.structuredContent).toEqual({ files: ['a', 'b/c'], [`${sandbox}/key`]: 1, count: 2 });
+    expect(result.structuredContent).toEqual({ files: ['a', 'b/c'], key: 1, count: 2 });
   });
 
   it('never touches image or audio data and resource blobs', () => {
