@@ -31,6 +31,7 @@ import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
 import { isCallScoped, linkCallSignal, type CallSignal } from '../tool-call/call-signal.js';
 import { CALL_SIGNAL } from '../registry/tool-descriptor.js';
+import { startMcpRequest } from '../telemetry/mcp-request-span.js';
 
 export interface McpClientOptions {
   /** Replace the I/O of the machine (tests, custom transports). */
@@ -318,7 +319,12 @@ export class McpClient implements AsyncDisposable {
       const all: Tool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+        const traced = startMcpRequest({ ...this.requestFacts(connection), method: 'tools/list' });
+        const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs }).catch((error: unknown) => {
+          traced.end(requestFailure(classifyRequestError(error, { server: this.name, what: 'tools/list', timeoutMs, signal: undefined, connection })));
+          throw error;
+        });
+        traced.end();
         all.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
@@ -362,17 +368,27 @@ export class McpClient implements AsyncDisposable {
     const signal = own ? own.requestSignal : call ? call.requestSignal : given;
     const context = options.context ?? currentCallContext();
     const activity = this.callBegan(connection, context);
+    const traced = startMcpRequest({ ...this.requestFacts(connection), method: 'tools/call', target: name, meta: options.meta });
     try {
-      return (await connection.client.callTool(options.meta ? { name, arguments: args, _meta: options.meta as Record<string, unknown> } : { name, arguments: args }, undefined, {
+      const answer = (await connection.client.callTool(traced.meta ? { name, arguments: args, _meta: traced.meta as Record<string, unknown> } : { name, arguments: args }, undefined, {
         timeout: Math.max(1, deadline - Date.now()),
         ...(signal ? { signal } : {}),
       })) as CallToolResult;
+      traced.end(answer.isError === true ? { errorType: 'tool_error' } : undefined);
+      return answer;
     } catch (error) {
-      throw classifyRequestError(error, { server: this.name, what: `call "${name}"`, timeoutMs, signal, connection });
+      const classified = classifyRequestError(error, { server: this.name, what: `call "${name}"`, timeoutMs, signal, connection });
+      traced.end(requestFailure(classified));
+      throw classified;
     } finally {
       this.callEnded(activity, context);
       call?.unlink();
     }
+  }
+
+  /** What a request's span says of the server and its session (see telemetry/mcp-request-span.ts). */
+  private requestFacts(connection: ServerConnection): { server: string; transport: string; sessionId: string | undefined; protocolVersion: string | undefined } {
+    return { server: this.name, transport: this.config.transport, sessionId: connection.client.transport?.sessionId, protocolVersion: connection.protocolVersion };
   }
 
   /** Stops the server and the actor; the client cannot be used afterwards. */
@@ -511,4 +527,10 @@ export class McpClient implements AsyncDisposable {
       });
     }
   }
+}
+
+/** How a failed request ends its span: the error's code, and the JSON-RPC code where the server sent one. */
+function requestFailure(error: McpActorsError): { errorType: string; jsonRpcCode: number | undefined } {
+  const code = error.details.mcpCode;
+  return { errorType: error.code, jsonRpcCode: typeof code === 'number' ? code : undefined };
 }

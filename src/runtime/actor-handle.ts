@@ -32,6 +32,7 @@ import { callLabel } from '../inspector/actor-labels.js';
 import { authorizeWith, categoryOf, policyDecision, type ApprovalCallback, type PolicyContext } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import type { PoolEntry, ServerPool } from './server-pool.js';
+import type { RuntimeTelemetry } from '../telemetry/runtime-telemetry.js';
 
 /** A tool as an actor sees it: the registry record plus its permission category. */
 export type ActorTool = ToolDescriptor & { readonly category: ToolCategory };
@@ -62,6 +63,8 @@ export interface ActorWiring {
   readonly approve: ApprovalCallback | undefined;
   readonly emit: (event: RuntimeEvent) => void;
   readonly redactor: Redactor;
+  /** The runtime's OpenTelemetry spans, when the host has the API: it traces the call's steps. */
+  readonly telemetry?: RuntimeTelemetry | undefined;
   readonly defaultTimeoutMs: number;
   readonly onDeactivated: () => Promise<void>;
 }
@@ -129,7 +132,8 @@ export class ActorHandle implements AsyncDisposable {
         : undefined,
     };
     this.decidePolicy = policyDecision(policy);
-    this.steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: authorizeWith(policy) });
+    const steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: authorizeWith(policy) });
+    this.steps = wiring.telemetry ? wiring.telemetry.traceSteps(steps) : steps;
     // The runtime's machine spawns the actor's machine (its `agentActor`, whose activation work is
     // this handle's activateServers / releaseServers) and owns it.
     wiring.runtime.send({ type: 'actor.spawn', id: wiring.label, systemId: this.holder, input: { name: this.name, tenant: this.tenant, id: this.id } });

@@ -31,6 +31,7 @@ import { confinementStatus, type ConfinementStatus } from '../actors/confinement
 import type { RuntimeElicitHandler, RuntimeSampleHandler } from '../actors/server-requests.js';
 import type { ServerAuth } from '../auth/server-auth.js';
 import type { ServerActors } from '../actors/server-actors.js';
+import { traceRuntime, type RuntimeTelemetry } from '../telemetry/runtime-telemetry.js';
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
@@ -203,6 +204,7 @@ class RuntimeImpl implements Runtime {
   private actorSequence = 0;
   private readonly inspected: boolean;
   private shuttingDown: Promise<void> | undefined;
+  private readonly telemetry: RuntimeTelemetry | undefined;
 
   constructor(
     readonly config: AgentsConfig,
@@ -216,6 +218,8 @@ class RuntimeImpl implements Runtime {
     const observer = inspector ? inspector.inspect : isInspectionObserver(options.inspect) ? options.inspect : undefined;
     this.inspected = observer !== undefined;
     this.events$ = this.events.asObservable();
+    // OpenTelemetry, when the host has installed @opentelemetry/api: read from the events.
+    this.telemetry = traceRuntime(this.events$);
     // The actor machine, provided once: its work is done by the handle of the actor it runs for.
     // The work begins once the machine's transition into the state that invoked it is over: the
     // `server.acquire` / `server.release` it asks the machine to send are then processed at once
@@ -290,6 +294,7 @@ class RuntimeImpl implements Runtime {
       approve: this.options.approve,
       emit: (event) => this.emit(event),
       redactor: this.redactor,
+      telemetry: this.telemetry,
       defaultTimeoutMs: this.options.callTimeoutMs ?? 60_000,
       onDeactivated: async () => {
         this.handles.delete(handle);
