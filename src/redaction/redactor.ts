@@ -13,8 +13,11 @@
  *   `addArguments` (the most recent `maxArgumentSecrets` of them are kept).
  *
  * A secret of `MIN_EMBEDDED_SECRET_LENGTH` characters or more is replaced wherever it appears,
- * inside longer text too; a shorter one (`DEBUG: "1"`) only where a whole string equals it, since
- * it cannot be told from ordinary text.
+ * inside longer text too, and so are its common encodings (see `secret-forms.ts`): in upper or
+ * lower case, URL-encoded, JSON-escaped once or twice, in base64 (standard or url-safe, also
+ * inside a longer base64 text); each line of a multi-line value (a PEM key) is a secret of its
+ * own. A shorter one (`DEBUG: "1"`) is replaced only where a whole string equals it (in any case),
+ * since it cannot be told from ordinary text.
  *
  * @example
  * const redactor = new Redactor();
@@ -22,6 +25,9 @@
  * redactor.redactText('failed with tok-1234'); // 'failed with [redacted]'
  * redactor.redact({ message: 'abcd rejected' }); // { message: '[redacted] rejected' }
  */
+
+import { secretForms, secretLines, type SecretForms } from './secret-forms.js';
+import { LiteralMatcher } from './literal-matcher.js';
 
 /** What a secret is replaced with. */
 export const REDACTED = '[redacted]';
@@ -48,17 +54,15 @@ export interface SecretBearingConfig {
 const RUNTIME_PLACEHOLDER = /\$\{(?:TENANT|SANDBOX_ROOT)\}/;
 const SCHEME = /^(?:Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$/i;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 export class Redactor {
   readonly #embedded = new Set<string>();
   readonly #whole = new Set<string>();
   readonly #arguments = new Set<string>();
   readonly #redactArgument: ArgumentRedaction | undefined;
   readonly #maxArgumentSecrets: number;
-  #pattern: RegExp | undefined;
+  /** The forms of each secret, computed once (the matcher is rebuilt from them when a secret comes). */
+  readonly #forms = new Map<string, SecretForms>();
+  #matcher: LiteralMatcher | undefined;
   #stale = false;
 
   constructor(options: RedactorOptions = {}) {
@@ -122,14 +126,20 @@ export class Redactor {
     for (const [name, value] of Object.entries(args)) {
       if (!decide({ tool, name, value })) continue;
       for (const text of stringsIn(value)) {
-        if (text === '' || this.#arguments.has(text) || this.#embedded.has(text)) continue;
-        if (text.length < MIN_EMBEDDED_SECRET_LENGTH) {
-          this.#whole.add(text);
-          continue;
+        for (const secret of [text, ...secretLines(text)]) {
+          if (secret === '' || this.#arguments.has(secret) || this.#embedded.has(secret)) continue;
+          if (secret.length < MIN_EMBEDDED_SECRET_LENGTH) {
+            this.#whole.add(secret.toLowerCase());
+            continue;
+          }
+          this.#arguments.add(secret);
+          if (this.#arguments.size > this.#maxArgumentSecrets) {
+            const oldest = this.#arguments.values().next().value as string;
+            this.#arguments.delete(oldest);
+            if (!this.#embedded.has(oldest)) this.#forms.delete(oldest);
+          }
+          this.#stale = true;
         }
-        this.#arguments.add(text);
-        if (this.#arguments.size > this.#maxArgumentSecrets) this.#arguments.delete(this.#arguments.values().next().value as string);
-        this.#stale = true;
       }
     }
   }
@@ -137,21 +147,15 @@ export class Redactor {
   /** Whether `text` contains a secret (or is one). */
   contains(text: string): boolean {
     if (this.empty) return false;
-    if (this.#whole.has(text)) return true;
-    const pattern = this.#regex();
-    if (!pattern) return false;
-    pattern.lastIndex = 0;
-    return pattern.test(text);
+    if (this.#isWhole(text)) return true;
+    return this.#secrets().test(text);
   }
 
   /** `text` with every secret in it replaced by `[redacted]`. */
   redactText(text: string): string {
     if (this.empty) return text;
-    if (this.#whole.has(text)) return REDACTED;
-    const pattern = this.#regex();
-    if (!pattern) return text;
-    pattern.lastIndex = 0;
-    return pattern.test(text) ? text.replace(pattern, REDACTED) : text;
+    if (this.#isWhole(text)) return REDACTED;
+    return this.#secrets().replace(text, REDACTED);
   }
 
   /**
@@ -181,25 +185,37 @@ export class Redactor {
   #add(value: string | undefined, into: Set<string>): void {
     if (typeof value !== 'string' || value === '') return;
     if (value.length < MIN_EMBEDDED_SECRET_LENGTH) {
-      this.#whole.add(value);
+      this.#whole.add(value.toLowerCase());
       return;
     }
     if (into.has(value)) return;
     into.add(value);
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) into.add(escaped);
     this.#stale = true;
+    for (const line of secretLines(value)) this.#add(line, into);
   }
 
-  #regex(): RegExp | undefined {
-    if (this.#stale || this.#pattern === undefined) {
+  /** A short secret is hidden only where a whole string is it (in any case). */
+  #isWhole(text: string): boolean {
+    return this.#whole.size > 0 && text.length < MIN_EMBEDDED_SECRET_LENGTH && this.#whole.has(text.toLowerCase());
+  }
+
+  #secrets(): LiteralMatcher {
+    if (this.#stale || this.#matcher === undefined) {
       this.#stale = false;
-      const long = [...this.#embedded, ...this.#arguments];
-      // Longest first, so a secret that contains another is replaced whole.
-      long.sort((a, b) => b.length - a.length);
-      this.#pattern = long.length === 0 ? undefined : new RegExp(long.map(escapeRegExp).join('|'), 'g');
+      const folded: string[] = [];
+      const exact: string[] = [];
+      for (const secret of new Set([...this.#embedded, ...this.#arguments])) {
+        let forms = this.#forms.get(secret);
+        if (!forms) {
+          forms = secretForms(secret);
+          this.#forms.set(secret, forms);
+        }
+        folded.push(...forms.folded);
+        exact.push(...forms.exact);
+      }
+      this.#matcher = new LiteralMatcher({ folded, exact });
     }
-    return this.#pattern;
+    return this.#matcher;
   }
 
   #walk(value: unknown, seen: Map<object, unknown>): unknown {

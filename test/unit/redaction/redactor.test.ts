@@ -83,4 +83,22 @@ describe('Redactor', () => {
     redactor.addSecret('abcdefgh');
     expect(redactor.redactText('abcdefgh')).toBe(REDACTED);
   });
+
+  it('redacts the common encodings of a secret: case, base64 inside Basic credentials, URL, JSON escaped twice', () => {
+    const redactor = new Redactor();
+    redactor.addSecret('s3cr3t/Value+42"x');
+    const basic = Buffer.from('alice:s3cr3t/Value+42"x').toString('base64');
+    expect(redactor.redactText('S3CR3T/VALUE+42"X')).toBe(REDACTED);
+    expect(redactor.redactText(`Authorization: Basic ${basic}`)).not.toContain(basic.slice(8, 24));
+    expect(redactor.redactText(`?t=${encodeURIComponent('s3cr3t/Value+42"x')}`)).toBe(`?t=${REDACTED}`);
+    expect(redactor.redactText(JSON.stringify(JSON.stringify({ t: 's3cr3t/Value+42"x' })))).toBe(`"{\\"t\\":\\"${REDACTED}\\"}"`);
+  });
+
+  it('redacts each line of a multi-line secret on its own, but not the PEM armor', () => {
+    const redactor = new Redactor();
+    redactor.addServerConfig({ env: { KEY: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nshort\n-----END PRIVATE KEY-----\n' } });
+    expect(redactor.redact({ stderrTail: ['-----BEGIN PRIVATE KEY-----', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'short'] })).toEqual({
+      stderrTail: ['-----BEGIN PRIVATE KEY-----', REDACTED, 'short'],
+    });
+  });
 });
