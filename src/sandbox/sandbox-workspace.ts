@@ -25,7 +25,7 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CommitReport, FileChange, RollbackReport } from '../tool-call/tool-call-io.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { escapingLinkAt, escapingLinks, mergeLinks, sandboxEscapeError, type EscapingLink } from './escape-links.js';
 import { escapeTargetOf, noteEscapeTarget } from './escape-targets.js';
 import { SandboxPathRewriter } from './path-rewriter.js';
@@ -79,7 +79,7 @@ export class SandboxWorkspace implements AsyncDisposable {
     initialId: string,
     private readonly watcher: TreeWatcher | undefined,
   ) {
-    this.rewriter = new SandboxPathRewriter({ sandboxRoot: roots.root, hostRoot: roots.logicalRoot });
+    this.rewriter = new SandboxPathRewriter({ sandboxRoot: roots.root, hostRoot: roots.logicalRoot, privateDirs: privateDirsOf(roots, checkpoints) });
     this.initialId = initialId;
     this.baselineId = initialId;
     this.realRoot = realOr(roots.root);
@@ -375,6 +375,20 @@ export class SandboxWorkspace implements AsyncDisposable {
 
 const MAX_TRACKED_PATHS = 4_096;
 const MAX_TRACKED_READERS = 1_024;
+
+/**
+ * What no result may name: the checkpoint store and, for a sandbox laid out by `Sandbox` (root and
+ * checkpoints side by side in one temp dir), that temp dir.
+ */
+function privateDirsOf(roots: WorkspaceRoots, checkpoints: CheckpointStore): string[] {
+  const dirs = [checkpoints.storeDir];
+  if (roots.checkpointsDir !== undefined) {
+    dirs.push(roots.checkpointsDir);
+    const parent = dirname(resolve(roots.checkpointsDir));
+    if (dirname(resolve(roots.root)) === parent) dirs.push(parent);
+  }
+  return dirs;
+}
 
 function realOr(path: string): string {
   try {
