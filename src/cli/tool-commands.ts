@@ -6,9 +6,8 @@
 import { checkNamedServer } from '../config/server-config.js';
 import { isRecord } from '../config/file-keys.js';
 import { SERVER_NAME_PATTERN } from '../config/server-schema.js';
-import { placeServer } from '../config/server-paths.js';
 import type { YamlEdit } from './yaml-edit.js';
-import { dirname, resolve } from 'node:path';
+import { checkServer } from './check-server.js';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';
 import { type FileData, editAgentsFile, editError, oneLine, readFileData, unknownNameError } from './edit-session.js';
@@ -101,27 +100,10 @@ export async function toolAddCommand(context: CommandContext): Promise<number> {
     return { edits: [{ op: 'set', path: ['servers', name], value: section[name] }], message: `added server "${name}" to ${path}${exportNote(exportLines(exports))}` };
   }, async (path) => {
     if (context.flags.options.check !== true) return;
-    checked = await checkServer(context, name, entry, path);
+    checked = await checkServer(name, entry, path);
   });
   if (checked !== '') context.io.stdout.write(checked);
   return ExitCode.OK;
-}
-
-/** `--check`: start the server once as the file would, list its tools, stop it. */
-async function checkServer(context: CommandContext, name: string, entry: Record<string, unknown>, path: string): Promise<string> {
-  const config = checkNamedServer(name, entry, ['servers', name], 'snake_case').config;
-  if (!config) return '';
-  const placed = placeServer(config, dirname(resolve(process.cwd(), path)));
-  const { McpClient } = await import('../client/mcp-client.js');
-  const client = new McpClient({ ...placed, env: { ...placed.env }, headers: { ...placed.headers }, args: [...placed.args], roots: [...placed.roots], maxRestarts: 0, restart: 'temporary' });
-  try {
-    const tools = await client.listTools({ timeoutMs: placed.startTimeoutMs });
-    return `server "${name}" started and lists ${tools.length} tool${tools.length === 1 ? '' : 's'}: ${tools.map((tool) => tool.name).join(', ')}\n`;
-  } catch (error) {
-    throw editError('CONFIG_INVALID', `nothing was written: server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
-  } finally {
-    await client.dispose();
-  }
 }
 
 export async function toolRemoveCommand(context: CommandContext): Promise<number> {
