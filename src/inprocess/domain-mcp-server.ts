@@ -1,7 +1,7 @@
 /**
  * One MCP server (the SDK's low-level `Server`, which takes JSON Schema) for one served session of
- * a domain server: `tools/list`, `tools/call` with the served rules (tenant from the session,
- * categories, audit), `logging/setLevel`, and a tool context that reaches the client (progress,
+ * a domain server: `tools/list`, `tools/call` with the served rules (tenant and actor from the
+ * session, never from the message; categories, audit), `logging/setLevel`, and a tool context that reaches the client (progress,
  * logs, elicitation, sampling). serveOverStdio makes one for the process; serveOverHttp one per
  * HTTP session.
  */
@@ -24,7 +24,6 @@ import { LOG_LEVELS, isPlainObject, type LogLevel } from './define-tool.js';
 import { callDomainTool, failure, prepareDomainTools, tenantSettings, type CallHooks, type PreparedDomainTool } from './in-process-server.js';
 import { claimedTenant, decideAccess, type AuditOutcome, type ServedAuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
 import { categoryAnnotations } from './tool-category.js';
-import { traceServedCall } from '../telemetry/served-call-span.js';
 
 /** The options both serve functions share. */
 export interface ServeCommonOptions {
@@ -66,6 +65,9 @@ export interface SessionServerOptions {
   readonly sessionId?: () => string | undefined;
 }
 
+/** The longest tool name an error or audit record repeats in full. */
+const MAX_NAME_ECHO = 128;
+
 const SEVERITY: ReadonlyMap<string, number> = new Map(LOG_LEVELS.map((level, index) => [level, index]));
 
 /** A fresh SDK `Server` for one session; connect it to that session's transport. */
@@ -82,14 +84,14 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
     return {};
   });
   mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...domain.listing] }));
-  // A SERVER span per call, the child of the client's span named in _meta (when the host has OpenTelemetry).
-  const traced = { transport: options.transport, tenant: session.tenant, sessionId: options.sessionId };
-  mcp.setRequestHandler(CallToolRequestSchema, traceServedCall(traced, async (request, extra): Promise<CallToolResult> => {
+  mcp.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const at = new Date().toISOString();
     const started = performance.now();
-    const { name, arguments: args, _meta } = request.params;
+    const { name: calledName, arguments: args, _meta } = request.params;
+    // A name is echoed in the error and the audit record: a client cannot make either hold megabytes.
+    const name = calledName.length > MAX_NAME_ECHO ? `${calledName.slice(0, MAX_NAME_ECHO)}... (${calledName.length} characters)` : calledName;
     const meta: Readonly<Record<string, unknown>> | undefined = _meta;
-    const callId = typeof meta?.callId === 'string' ? meta.callId : undefined;
+    const callId = typeof meta?.callId === 'string' && meta.callId.length <= MAX_NAME_ECHO ? meta.callId : undefined;
     const sessionId = options.sessionId?.();
     const record = (outcome: AuditOutcome, category: ServedAuditRecord['category'], extraFields: Partial<ServedAuditRecord> = {}): void => {
       const entry: ServedAuditRecord = {
@@ -111,7 +113,7 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
       }
     };
 
-    const tool = domain.byName.get(name);
+    const tool = domain.byName.get(calledName);
     if (tool === undefined) {
       record('failed', undefined, { errorCode: ErrorCode.NOT_FOUND });
       throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -155,12 +157,12 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
         : { sample: (params) => extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, { signal: extra.signal }) }),
       ...(extra.closeSSEStream === undefined ? {} : { releaseStream: extra.closeSSEStream }),
     };
-    const actor = session.actor ?? (typeof meta?.actor === 'string' ? meta.actor : undefined);
-    const result = await callDomainTool(tool, args ?? {}, session.tenant, actor, callId, { signal: extra.signal }, hooks);
+    // The actor is who the session authenticated; a client's `_meta.actor` names nobody.
+    const result = await callDomainTool(tool, args ?? {}, session.tenant, session.actor, callId, { signal: extra.signal }, hooks);
     if (result.success) record('succeeded', category);
     else record(result.errorCode === 'CANCELLED' ? 'cancelled' : 'failed', category, result.errorCode === undefined ? {} : { errorCode: result.errorCode });
     return toCallToolResult(result);
-  }));
+  });
   return mcp;
 }
 

@@ -25,4 +25,4 @@ export {
   type ServePolicy,
   type ServedSession,
 } from './served-access.js';
-export { MemoryEventStore } from './memory-event-store.js';
+export { MemoryEventStore, type MemoryEventStoreOptions } from './memory-event-store.js';

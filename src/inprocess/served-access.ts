@@ -12,7 +12,7 @@ export interface ServedSession {
   readonly tenant: string;
   /** What the credential allows, e.g. `tool:roster_purge`. */
   readonly scopes: readonly string[];
-  /** Who the calls are made for, when the host knows (`ctx.actor`). */
+  /** Who the calls are made for (`ctx.actor`): the authenticated subject, never a value the client sends. */
   readonly actor?: string;
 }
 

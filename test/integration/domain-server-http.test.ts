@@ -108,7 +108,7 @@ describe('a domain server served over streamable HTTP, one tenant a session', ()
     await waitUntil(() => audit.some((r) => r.sessionId === admin.transport.sessionId && r.outcome === 'succeeded'), 'the audit record');
   });
 
-  it('answers 401 without a valid token, and 403 when a session is used with another tenant\'s token', async () => {
+  it('answers 401 without a valid token, and 404 when a session is used with another tenant\'s token', async () => {
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const none = await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) });
@@ -125,8 +125,9 @@ describe('a domain server served over streamable HTTP, one tenant a session', ()
       headers: { ...headers, Authorization: 'Bearer token-globex', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify(list),
     });
-    expect(hijack.status).toBe(403);
-    expect(await hijack.text()).toContain('this session belongs to another tenant');
+    // Another tenant's (or principal's) session is answered like one that does not exist.
+    expect(hijack.status).toBe(404);
+    expect(await hijack.text()).toContain('Session not found');
   });
 
   it("is reached by the runtime's own streamable-http client end to end", async () => {

@@ -191,4 +191,30 @@ describe('MemoryEventStore', () => {
     expect(await store.getStreamIdForEventId(first)).toBeUndefined();
     await expect(store.replayEventsAfter(first, { send: async () => undefined })).rejects.toThrow('unknown or too old');
   });
+  const big = (id: number, size: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(size) }] } });
+
+  it('keeps at most maxBytes of messages, dropping the oldest first, and replays what it kept', async () => {
+    const store = new MemoryEventStore({ maxBytes: 1024 * 1024 });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(await store.storeEvent('a', big(i, 300_000)));
+    // 40 events of 300 KB: 12 MB without the byte bound; three fit in 1 MiB.
+    expect(store.retainedBytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(store.size).toBe(3);
+    await expect(store.replayEventsAfter(ids[0]!, { send: async () => undefined })).rejects.toThrow('unknown or too old');
+    const sent: unknown[] = [];
+    await store.replayEventsAfter(ids[37]!, { send: async (_id, m) => void sent.push((m as { id: number }).id) });
+    expect(sent).toEqual([38, 39]);
+  });
+
+  it('sends but does not keep an event bigger than maxBytes, and forgets every older one so no replay skips it', async () => {
+    const store = new MemoryEventStore({ maxBytes: 100_000 });
+    const before = await store.storeEvent('a', big(1, 10));
+    const huge = await store.storeEvent('a', big(2, 200_000));
+    expect(store.retainedBytes).toBe(0);
+    await expect(store.replayEventsAfter(before, { send: async () => undefined })).rejects.toThrow('unknown or too old');
+    await store.storeEvent('a', big(3, 10));
+    const sent: unknown[] = [];
+    expect(await store.replayEventsAfter(huge, { send: async (_id, m) => void sent.push((m as { id: number }).id) })).toBe('a');
+    expect(sent).toEqual([3]);
+  });
 });

@@ -152,10 +152,13 @@ describe('serveOverStdio (over an in-memory transport)', () => {
     expect(answer).toEqual({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
   });
 
-  it('sets the tenant under the tenant key, and takes actor and callId from _meta', async () => {
+  it('sets the tenant under the tenant key, takes callId from _meta and the actor from the process only, never from _meta', async () => {
     const client = await connected(roster, { tenant: 'globex', tenantKey: 'company_id' });
     const answer = await callOverWire(client, 'roster_propose_assignment', { shift_id: 's1' }, { company_id: 'globex', actor: 'agent-7', callId: 'c1' });
-    expect(answer.structuredContent).toEqual({ shift_id: 's1', actor: 'agent-7', callId: 'c1' });
+    expect(answer.structuredContent).toEqual({ shift_id: 's1', callId: 'c1' });
+    const named = await connected(roster, { tenant: 'globex', tenantKey: 'company_id', actor: 'host-user' });
+    const forged = await callOverWire(named, 'roster_propose_assignment', { shift_id: 's1' }, { actor: 'agent-7', callId: 'c2' });
+    expect(forged.structuredContent).toEqual({ shift_id: 's1', actor: 'host-user', callId: 'c2' });
   });
 
   it("refuses a _meta tenant that disagrees with the process's (TENANT_MISMATCH), and the tool never runs", async () => {
