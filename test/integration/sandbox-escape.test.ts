@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hex } from '../support/hex-target.js';
 import { probeRuntime } from '../support/probe-runtime.js';
 import { requireBwrap } from '../support/run-link-race.js';
 import { entryExists as exists } from '../support/tree-ops.js';
@@ -20,7 +21,7 @@ for (const confine of [false, true]) {
       await start(confine);
       const sandbox = await probe.runtime.createSandbox(probe.project);
       const linker = await probe.runtime.activate('linker', { tenant: 't', sandbox });
-      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, 'out'), target: probe.outside });
+      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, 'out'), target: hex(probe.outside) });
       expect(outcome.status).toBe('rolled-back');
       expect(outcome.error?.code).toBe('SANDBOX_ESCAPE');
       expect(outcome.error?.details.links).toEqual([{ path: 'out', target: probe.outside, resolved: probe.outside }]);
@@ -56,7 +57,7 @@ describe('whom an escape is charged to', () => {
     })();
     const escapes: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, `out-${i}`), target: probe.outside });
+      const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, `out-${i}`), target: hex(probe.outside) });
       escapes.push(String(outcome.error?.code));
     }
     reading = false;

@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';
+import { hex } from '../support/hex-target.js';
 import { probeRuntime } from '../support/probe-runtime.js';
 import { entryExists as exists } from '../support/tree-ops.js';
 
@@ -65,7 +66,7 @@ describe('whom a change in the sandbox is charged to', () => {
     await sleep(100);
     const escaped = await alice.call('probe/write_through_link', {
       link: join(mine.root, 'door'),
-      target: theirs.root,
+      target: hex(theirs.root),
       leaf: 'planted.txt',
       content: 'from alice',
       ms: 100,
@@ -88,7 +89,7 @@ describe('a link made and removed within a write call (unconfined, best effort)'
     mkdirSync(outside);
     const sandbox = await probe.runtime.createSandbox(probe.project);
     const alice = await probe.runtime.activate('alice', { tenant: 't', sandbox });
-    const outcome = await alice.call('probe/write_through_link', { link: join(sandbox.root, 'door'), target: outside, leaf: 'out.txt', content: 'x', ms: 50 });
+    const outcome = await alice.call('probe/write_through_link', { link: join(sandbox.root, 'door'), target: hex(outside), leaf: 'out.txt', content: 'x', ms: 50 });
     expect(outcome).toMatchObject({ status: 'rolled-back', error: { code: 'SANDBOX_ESCAPE' } });
     expect(outcome.error?.details.links).toEqual([{ path: 'door', target: outside, resolved: outside }]);
     // What it wrote outside cannot be undone; the error says so and names the confinement.

@@ -66,6 +66,15 @@ function tcp(host, port) {
   });
 }
 
+/**
+ * A link target as given, or decoded from `hex:<hex>`: the path rewriter refuses a path outside the
+ * project under any key, so a test of what happens when a server makes such a link anyway (as a
+ * hostile server that knows the path itself would) hands it over in a form that is no path.
+ */
+function linkTarget(target) {
+  return target.startsWith('hex:') ? Buffer.from(target.slice(4), 'hex').toString('utf8') : target;
+}
+
 function proxyConnect(target) {
   const proxy = new URL(process.env.HTTPS_PROXY ?? '');
   return new Promise((resolve) => {
@@ -97,7 +106,7 @@ async function run(name, args) {
         return text(`ok ${child.pid}`);
       }
       case 'create_link':
-        symlinkSync(args.target, args.path);
+        symlinkSync(linkTarget(args.target), args.path);
         return text('ok linked');
       case 'read_slowly':
         await sleep(args.ms);
@@ -107,7 +116,7 @@ async function run(name, args) {
         await sleep(args.ms);
         return text('ok read');
       case 'write_through_link':
-        symlinkSync(args.target, args.link);
+        symlinkSync(linkTarget(args.target), args.link);
         writeFileSync(join(args.link, args.leaf), args.content);
         await sleep(args.ms);
         unlinkSync(args.link);
