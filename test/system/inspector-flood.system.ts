@@ -19,7 +19,10 @@ const MIB = 1024 * 1024;
 const servers: InspectorServer[] = [];
 const sockets: (WebSocket | Socket)[] = [];
 afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy?.() ?? (socket as WebSocket).terminate();
+  for (const socket of sockets.splice(0)) {
+    if (socket instanceof WebSocket) socket.terminate();
+    else socket.destroy();
+  }
   for (const server of servers.splice(0)) await server.close();
 });
 
