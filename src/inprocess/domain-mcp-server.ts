@@ -24,6 +24,7 @@ import { LOG_LEVELS, isPlainObject, type LogLevel } from './define-tool.js';
 import { callDomainTool, failure, prepareDomainTools, tenantSettings, type CallHooks, type PreparedDomainTool } from './in-process-server.js';
 import { claimedTenant, decideAccess, type AuditOutcome, type ServedAuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
 import { categoryAnnotations } from './tool-category.js';
+import { traceServedCall } from '../telemetry/served-call-span.js';
 
 /** The options both serve functions share. */
 export interface ServeCommonOptions {
@@ -84,7 +85,9 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
     return {};
   });
   mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...domain.listing] }));
-  mcp.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  // A SERVER span per call, the child of the client's span named in _meta (when the host has OpenTelemetry).
+  const traced = { transport: options.transport, tenant: session.tenant, sessionId: options.sessionId };
+  mcp.setRequestHandler(CallToolRequestSchema, traceServedCall(traced, async (request, extra): Promise<CallToolResult> => {
     const at = new Date().toISOString();
     const started = performance.now();
     const { name: calledName, arguments: args, _meta } = request.params;
@@ -162,7 +165,7 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
     if (result.success) record('succeeded', category);
     else record(result.errorCode === 'CANCELLED' ? 'cancelled' : 'failed', category, result.errorCode === undefined ? {} : { errorCode: result.errorCode });
     return toCallToolResult(result);
-  });
+  }));
   return mcp;
 }
 
