@@ -12,7 +12,7 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 import { SandboxPathError, SandboxPathReason } from '../errors/sandbox-path-error.js';
 import { expandSchema, fieldKind, itemSchemas, propertySchemas, type FieldKind, type JsonSchemaObject } from './path-fields.js';
 import { PathMasker, PRIVATE_MASK, SANDBOX_MASK } from './path-masker.js';
-import { pathLike } from './path-shape.js';
+import { isWindowsPath, pathLike } from './path-shape.js';
 import {
   UnresolvablePathError,
   checkText,
@@ -55,6 +55,8 @@ const BOUNDARY_CHARS_GLOBAL = new RegExp(`[${BOUNDARY}]`, 'g');
 const CANDIDATE_START = /[/fF]/;
 
 type Seen = Map<object, unknown>;
+
+const WINDOWS_PROBLEM = 'a Windows drive, UNC or backslash-rooted path names no place in the project';
 
 /**
  * Maps paths between the agent's view (logical paths such as `src/main.py`, or absolute paths under
@@ -141,6 +143,9 @@ export class SandboxPathRewriter {
       checkText(value, argument);
       if (value.startsWith('~')) {
         refuse(argument, value, SandboxPathReason.HOME_RELATIVE, 'home-relative paths (~) are not expanded');
+      }
+      if (isWindowsPath(value)) {
+        refuse(argument, value, SandboxPathReason.OUTSIDE_ROOTS, WINDOWS_PROBLEM);
       }
     }
     let relative = segmentsOf(text);
@@ -304,7 +309,7 @@ export class SandboxPathRewriter {
         return refuse(argument, text, SandboxPathReason.HOME_RELATIVE, 'home-relative paths (~) are not expanded');
       case 'windows':
         if (!like.certain) return text;
-        return refuse(argument, text, SandboxPathReason.OUTSIDE_ROOTS, 'a Windows drive, UNC or backslash-rooted path names no place in the project');
+        return refuse(argument, text, SandboxPathReason.OUTSIDE_ROOTS, WINDOWS_PROBLEM);
       case 'relative-dots':
         if (!like.certain && !existsAt(`${this.sandboxRoot}/${text}`)) return text;
         this.#checkRelative(text, argument);

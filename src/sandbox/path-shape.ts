@@ -29,8 +29,8 @@ export interface PathLike {
 const MAX_PATH = 4096;
 const DRIVE = /^[A-Za-z]:[\\/]/;
 const UNC = /^\\\\[^\\\s]/;
-/** `\Windows\System32`: two segments at least, none a regular expression's escape (`\d+\.\w`). */
-const BACKSLASH_ROOTED = /^\\[^\\/:*?"<>|+()[\]{}^$\s]{2,}(?:\\[^\\/:*?"<>|+()[\]{}^$]*)+$/;
+/** `\Windows\System32`: two segments of two characters at least, none a regular expression's escape (`\d+\.\w`, `\bword\b`). */
+const BACKSLASH_ROOTED = /^\\[^\\/:*?"<>|+()[\]{}^$\s]{2,}(?:\\[^\\/:*?"<>|+()[\]{}^$]{2,})+\\?$/;
 const HOME = /^~(?:$|[A-Za-z0-9._-]*\/)/;
 const FILE_URI = /^file:\//i;
 /** Line breaks and other control characters (NUL aside, which the path checks refuse): text, not a path. */
@@ -61,11 +61,16 @@ function startsAnotherPath(token: string): boolean {
   return segments.includes('..') || (segments[0] === '.' && segments.length > 1);
 }
 
+/** `C:\x`, `c:/x`, `\\host\share`, `\Windows\System32`: a place no POSIX project holds. */
+export function isWindowsPath(value: string): boolean {
+  return DRIVE.test(value) || UNC.test(value) || BACKSLASH_ROOTED.test(value);
+}
+
 function shapeOf(value: string): PathShape | undefined {
   if (FILE_URI.test(value)) return 'file-uri';
   if (value.startsWith('/')) return 'absolute';
   if (HOME.test(value)) return 'home';
-  if (DRIVE.test(value) || UNC.test(value) || BACKSLASH_ROOTED.test(value)) return 'windows';
+  if (isWindowsPath(value)) return 'windows';
   if (value.split(/[\\/]/).includes('..')) return 'relative-dots';
   return undefined;
 }
