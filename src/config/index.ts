@@ -7,3 +7,5 @@ export { expandEnvReferences, resolveEnvReferences, RUNTIME_PLACEHOLDERS, type R
 export { type SourcePosition, type ProblemLocation } from './source-locations.js';
 export * from './mcp-servers-json.js';
 export * from './confine-setting.js';
+export type { AgentsFileConfig } from './agents-file-config.js';
+export type { UnsetVariable } from './unset-variables.js';

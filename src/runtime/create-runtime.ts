@@ -8,6 +8,7 @@ import { Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { retireReaper } from '../actors/process-groups.js';
 import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
+import type { AgentsFileConfig } from '../config/agents-file-config.js';
 import { closest } from '../config/suggest.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
@@ -35,7 +36,7 @@ import { traceRuntime, type RuntimeTelemetry } from '../telemetry/runtime-teleme
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */
-  readonly config?: unknown;
+  readonly config?: AgentsFileConfig | AgentsConfig;
   /** Or: the path of an agents.yaml. */
   readonly file?: string;
   /** In-process domain servers, named in skills' mcp_servers like MCP servers. */
