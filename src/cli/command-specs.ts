@@ -236,7 +236,7 @@ export const COMMAND_SPECS = {
     flags: { tenant, sandbox },
     requiredFlags: [],
     details: ['Starts the servers of the actor\'s skills, lists the tools, and stops everything again.'],
-    examples: ['agents tools tester --file examples/agents.yaml', 'agents tools assistant --file examples/agents.yaml --sandbox . --json'],
+    examples: ['agents tools tester --file node_modules/mcp-actors/examples/agents.yaml', 'agents tools assistant --file node_modules/mcp-actors/examples/agents.yaml --sandbox . --json'],
   },
   call: {
     name: 'call',
@@ -260,8 +260,8 @@ export const COMMAND_SPECS = {
       'Exits 0 when the call committed, 1 otherwise, 130 on Ctrl+C (after stopping every server).',
     ],
     examples: [
-      'agents call tester everything/echo \'{"message":"hi"}\' --file examples/agents.yaml',
-      'agents call assistant files/read_text_file \'{"path":"README.md"}\' --file examples/agents.yaml --sandbox . --tenant acme',
+      'agents call tester everything/echo \'{"message":"hi"}\' --file node_modules/mcp-actors/examples/agents.yaml',
+      'agents call assistant files/read_text_file \'{"path":"README.md"}\' --file node_modules/mcp-actors/examples/agents.yaml --sandbox . --tenant acme',
     ],
   },
   status: {
@@ -275,7 +275,7 @@ export const COMMAND_SPECS = {
       'Once: exits 1 when a server did not start. With --watch: a table redrawn in place on a terminal, one line per change',
       'when piped, newline-delimited JSON events with --json; Ctrl+C stops every server it started and exits 130.',
     ],
-    examples: ['agents status tester --file examples/agents.yaml', 'agents status tester --file examples/agents.yaml --watch'],
+    examples: ['agents status tester --file node_modules/mcp-actors/examples/agents.yaml', 'agents status tester --file node_modules/mcp-actors/examples/agents.yaml --watch'],
   },
   up: {
     name: 'up',
@@ -284,7 +284,7 @@ export const COMMAND_SPECS = {
     flags: { tenant, sandbox, inspect },
     requiredFlags: [],
     details: ['The same as agents status <actor> --watch. Ctrl+C stops every server it started and exits 130.'],
-    examples: ['agents up tester --file examples/agents.yaml'],
+    examples: ['agents up tester --file node_modules/mcp-actors/examples/agents.yaml'],
   },
   serve: {
     name: 'serve',
