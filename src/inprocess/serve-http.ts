@@ -180,9 +180,10 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
   let closing: Promise<void> | undefined;
 
   const reserve = (tenant: string): 'ok' | 'tenant' | 'server' => {
+    // The server-wide cap first: in single-tenant mode the tenant's quota is the server's, and 503 says so.
+    if (reserved >= maxSessions) return 'server';
     const count = perTenant.get(tenant) ?? 0;
     if (count >= maxPerTenant) return 'tenant';
-    if (reserved >= maxSessions) return 'server';
     perTenant.set(tenant, count + 1);
     reserved++;
     return 'ok';
