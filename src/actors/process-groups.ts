@@ -5,17 +5,23 @@
  * small process per host, in its own group, told of every group as it comes and goes — kills
  * what is left when its stdin (a pipe from the host) ends; see `reaper.mjs`. Git processes of the
  * checkpoint store are tracked here too. The reaper lives while any group is tracked and
- * `REAPER_LINGER_MS` after the last one ended; `retireReaper()` ends it at once.
+ * `REAPER_LINGER_MS` after the last one ended; `retireReaper()` ends it at once. Directories being
+ * removed in the background (a disposed sandbox's worktree) are the reaper's too: if the host dies
+ * before a removal ends, the reaper finishes it.
  *
  * When `MCP_ACTORS_PID_LOG` names a file, each spawned group is appended to it (`<pid> <pgid>`):
  * the test suite's teardown uses it to prove nothing was left behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onExit } from 'signal-exit';
 
 const live = new Set<number>();
+/** Directories being removed in the background (`removeInBackground`); the reaper finishes them if the host dies first. */
+const removals = new Set<string>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -23,7 +29,38 @@ function installExitHook(): void {
   exitHookInstalled = true;
   onExit(() => {
     for (const pgid of live) killGroup(pgid, 'SIGKILL');
+    // The reaper (its stdin ends with this process) removes what is left; without one, it is done here.
+    if (reaperUnavailable || !reaper) for (const dir of removals) rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
   });
+}
+
+/** What a background removal's directory must be called, so the reaper never removes anything else. */
+export const TRASH_PREFIX = 'mcp-actors-trash-';
+
+/**
+ * Removes `dir` (named `TRASH_PREFIX…`: renamed aside first by the caller) without waiting: the
+ * caller returns at once whatever the size. Should the host exit first — or die, even by SIGKILL —
+ * the reaper finishes the removal.
+ */
+export function removeInBackground(dir: string): Promise<void> {
+  if (!basename(dir).startsWith(TRASH_PREFIX)) throw new Error(`removeInBackground: ${dir} is not a trash directory (${TRASH_PREFIX}…)`);
+  installExitHook();
+  clearTimeout(retireTimer);
+  retireTimer = undefined;
+  removals.add(dir);
+  tellReaper(`!${dir}\n`);
+  return rm(dir, { recursive: true, force: true, maxRetries: 2 })
+    .catch(() => undefined)
+    .finally(() => {
+      removals.delete(dir);
+      tellReaper(`~${dir}\n`);
+      if (live.size === 0 && removals.size === 0) scheduleRetirement();
+    });
+}
+
+/** Background removals still running (for `runtime.shutdown()` and tests). */
+export function pendingRemovals(): ReadonlySet<string> {
+  return removals;
 }
 
 let reaper: ChildProcess | undefined;
@@ -66,6 +103,7 @@ function tellReaper(line: string): void {
     started.unref();
     (started.stdin as unknown as { unref?: () => void }).unref?.();
     for (const pgid of live) if (`+${pgid}\n` !== line) started.stdin.write(`+${pgid}\n`);
+    for (const dir of removals) if (`!${dir}\n` !== line) started.stdin.write(`!${dir}\n`);
   }
   reaper?.stdin?.write(line);
 }
@@ -84,7 +122,7 @@ function scheduleRetirement(): void {
   clearTimeout(retireTimer);
   retireTimer = setTimeout(() => {
     retireTimer = undefined;
-    if (live.size === 0) endReaper();
+    if (live.size === 0 && removals.size === 0) endReaper();
   }, REAPER_LINGER_MS);
   retireTimer.unref();
 }
@@ -95,7 +133,7 @@ function scheduleRetirement(): void {
  * With groups still tracked it does nothing: the reaper is still guarding them.
  */
 export async function retireReaper(): Promise<void> {
-  if (live.size > 0 || !reaper) return;
+  if (live.size > 0 || removals.size > 0 || !reaper) return;
   const ending = endReaper();
   if (!ending || ending.exitCode !== null || ending.signalCode !== null) return;
   await new Promise<void>((resolve) => {

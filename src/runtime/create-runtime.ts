@@ -505,6 +505,13 @@ function withConfinedRollbacks(sandbox: Sandbox): WorkspaceRoots {
   // From here on the sandbox tells what committed calls changed from what was written between calls.
   sandbox.trackCalls();
   const probe = probeConfinement(process.env.PATH);
-  const roots = { root: sandbox.root, logicalRoot: sandbox.logicalRoot, checkpointsDir: sandbox.checkpointsDir, onCommitted: sandbox.noteCommitted.bind(sandbox) };
+  const roots = {
+    root: sandbox.root,
+    logicalRoot: sandbox.logicalRoot,
+    checkpointsDir: sandbox.checkpointsDir,
+    // What git knows of the checkout: the store's first snapshot reads only what differs from it.
+    checkpointSeed: sandbox.checkpointSeed,
+    onCommitted: sandbox.noteCommitted.bind(sandbox),
+  };
   return probe.available ? { ...roots, confineRollback: { bwrap: probe.bwrap } } : roots;
 }

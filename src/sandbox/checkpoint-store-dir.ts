@@ -3,6 +3,7 @@
  * root inside it), its private repository, and the list of checkpoints written atomically.
  */
 import {
+  copyFile,
   mkdir,
   mkdtemp,
   readFile,
@@ -11,6 +12,7 @@ import {
   rename,
   rm,
   stat,
+  utimes,
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -80,7 +82,18 @@ export async function checkStoreDir(root: string, storeDir: string): Promise<str
   return resolved;
 }
 
-export async function loadOrCreateStore(root: string, storeDir: string): Promise<StoreFile> {
+/**
+ * What git already knows of a tree, handed to a new store so that its first snapshot hashes only
+ * what differs: an index of the tree (its stat data says which files are unchanged) and the object
+ * directories its blobs are in (read as alternates, never written). Valid only where every blob in
+ * the index is the file's exact bytes (no conversion or filter between them).
+ */
+export interface CheckpointSeed {
+  readonly index: string;
+  readonly objects: readonly string[];
+}
+
+export async function loadOrCreateStore(root: string, storeDir: string, seed?: CheckpointSeed): Promise<StoreFile> {
   const storeFile = join(storeDir, STORE_FILE);
   let text: string | undefined;
   try {
@@ -99,7 +112,9 @@ export async function loadOrCreateStore(root: string, storeDir: string): Promise
   if (entries.length > 0) {
     throw invalid(`storeDir ${JSON.stringify(storeDir)} is not empty and is not a checkpoint store; give an empty or new directory`);
   }
-  await initRepository(locationOf(root, storeDir));
+  const location = locationOf(root, storeDir);
+  await initRepository(location);
+  if (seed) await plantSeed(location, seed);
   const file: StoreFile = { format: STORE_FORMAT, root, nextNumber: 1, checkpoints: [] };
   await writeAtomically(storeFile, JSON.stringify(file));
   return file;
@@ -126,4 +141,13 @@ export async function exists(path: string): Promise<boolean> {
 
 export function invalid(message: string, cause?: unknown): McpActorsError {
   return new McpActorsError(ErrorCode.INVALID_ARGUMENT, message, cause === undefined ? {} : { cause });
+}
+
+/** The seed's index, with its timestamps (git's racy-file check compares them), and its alternates. */
+async function plantSeed(location: GitLocation, seed: CheckpointSeed): Promise<void> {
+  await copyFile(seed.index, location.indexFile);
+  const times = await stat(seed.index);
+  await utimes(location.indexFile, times.atime, times.mtime);
+  await mkdir(join(location.gitDir, 'objects', 'info'), { recursive: true });
+  await writeFile(join(location.gitDir, 'objects', 'info', 'alternates'), seed.objects.map((dir) => `${dir}\n`).join(''));
 }

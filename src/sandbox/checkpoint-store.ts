@@ -33,6 +33,7 @@ import {
   locationOf,
   resolveRoot,
   writeAtomically,
+  type CheckpointSeed,
   type StoreFile,
   type StoredCheckpoint,
 } from './checkpoint-store-dir.js';
@@ -67,6 +68,7 @@ import {
 import { storeBlobs, treeChanged } from './tree-blobs.js';
 
 export type { FileChange } from './change-set.js';
+export type { CheckpointSeed } from './checkpoint-store-dir.js';
 export { planIndexUpdate, racyPaths, type IndexUpdate, type WalkCache } from './partial-walk.js';
 
 /** The steps of a rollback, in order; `onRollbackStep` is called after each. */
@@ -97,6 +99,11 @@ export interface CheckpointStoreOptions {
    * probe succeeds. Steps then run in that process: `onRollbackStep` is not called.
    */
   readonly confineRollback?: RollbackConfinement;
+  /**
+   * For a new store: what git already knows of the tree (a `Sandbox`'s `checkpointSeed`), so the
+   * first snapshot reads only the files that differ from it instead of the whole tree.
+   */
+  readonly seed?: CheckpointSeed | undefined;
   /** Test seam: called after each rollback step; a throw leaves the rollback half-done, as a crash would. */
   readonly onRollbackStep?: (step: RollbackStep) => void | Promise<void>;
   /** Test and metrics seam: called after each snapshot with how it read the tree. */
@@ -231,7 +238,7 @@ export class CheckpointStore {
     const storeDir = options.storeDir === undefined ? await createTempStore(root) : await checkStoreDir(root, resolve(options.storeDir));
     let file: StoreFile;
     try {
-      file = await loadOrCreateStore(root, storeDir);
+      file = await loadOrCreateStore(root, storeDir, options.seed);
     } catch (error) {
       if (created) await rm(storeDir, { recursive: true, force: true });
       throw error;

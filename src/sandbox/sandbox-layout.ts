@@ -3,6 +3,7 @@
  * copy of the project, plus the private baseline tree the sandbox's change set is measured from.
  */
 import { copyFile, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
@@ -11,6 +12,7 @@ import { planConfinement, type PreparedConfinement } from '../actors/confinement
 import { probeConfinement } from '../actors/confinement/probe.js';
 import { definedOnly, runGit, splitNul } from './sandbox-git.js';
 import { type TreeStore } from './unified-diff.js';
+import type { CheckpointSeed } from './checkpoint-store-dir.js';
 
 export type SandboxKind = 'git-worktree' | 'copy';
 
@@ -34,6 +36,13 @@ export interface Layout {
    * is pinned).
    */
   readonly gitLink?: { readonly path: string; readonly content: string };
+  /**
+   * For the checkpoint store of a worktree sandbox (`root` = the worktree): the checkout's own index,
+   * copied before any other work was carried in, and the object directories its blobs are in.
+   * Absent where a blob may differ from the checked-out bytes (filters, CRLF conversion) or the
+   * project is a subdirectory of the repository.
+   */
+  readonly seed?: CheckpointSeed;
   /** Runs `git hash-object` on host files with the same attributes and filters as the sandbox. */
   readonly hostHash: TreeStore;
   readonly addArgs: readonly string[];
@@ -82,15 +91,16 @@ export async function createWorktree(logicalRoot: string, repo: Repository, temp
   const adminDir = (await runGit(['rev-parse', '--path-format=absolute', '--git-dir'], { cwd: worktree })).stdout.trim();
   const gitLinkPath = join(worktree, '.git');
   const gitLink = { path: gitLinkPath, content: await readFile(gitLinkPath, 'utf8') };
+  // The checkout's index knows every file's blob and stat: the checkpoint store starts from it.
+  const seedIndex = join(tempDir, 'seed.index');
+  await copyWithTimes(join(adminDir, 'index'), seedIndex);
+  const exact = repo.prefix === '' && (await checkoutIsExact(repo, worktree, adminDir));
   await carryHostWork(repo.top, worktree, tempDir, includeIgnored);
 
   // The private index starts as a copy of the worktree's own (same timestamps, so git's stat cache
   // and racy-file checks stay valid): only the carried files get hashed for the baseline.
-  const ownIndex = join(adminDir, 'index');
   const index = join(tempDir, 'snapshot.index');
-  await copyFile(ownIndex, index);
-  const indexStats = await stat(ownIndex);
-  await utimes(index, indexStats.atime, indexStats.mtime);
+  await copyWithTimes(seedIndex, index);
   const objects = join(tempDir, 'objects');
   await mkdir(objects);
 
@@ -116,9 +126,40 @@ export async function createWorktree(logicalRoot: string, repo: Repository, temp
       },
     },
     gitLink,
+    ...(exact ? { seed: { index: seedIndex, objects: [join(repo.commonDir, 'objects'), objects] } } : {}),
     hostHash: { cwd: logicalRoot, env: {} },
     addArgs: ['add', '--all'],
   };
+}
+
+/** A copy that keeps the timestamps (an index's: git's racy-file check compares them). */
+async function copyWithTimes(from: string, to: string): Promise<void> {
+  await copyFile(from, to);
+  const times = await stat(from);
+  await utimes(to, times.atime, times.mtime);
+}
+
+/** Settings that make a checked-out file differ from its blob (or its blob from the file). */
+const CONVERSIONS = /\b(filter|ident|working-tree-encoding)\b|crlf/i;
+
+/**
+ * Whether every file of a fresh checkout holds exactly its blob's bytes: no attribute (in the
+ * repository, its `info/attributes` or the user's attributes file) names a filter, `ident`, an
+ * encoding or CRLF, and `core.autocrlf` / `core.eol` ask for no conversion. Read right after the
+ * checkout, before any server runs in the worktree.
+ */
+async function checkoutIsExact(repo: Repository, worktree: string, adminDir: string): Promise<boolean> {
+  const config = async (name: string): Promise<string> => (await runGit(['config', '--get', name], { cwd: repo.top, okExitCodes: [1] })).stdout.trim().toLowerCase();
+  if ((await config('core.autocrlf')) === 'true' || (await config('core.eol')) === 'crlf') return false;
+  const listed = splitNul((await runGit(['ls-files', '-z', '--', ':(glob)**/.gitattributes'], { cwd: worktree, env: { GIT_DIR: adminDir, GIT_WORK_TREE: worktree } })).stdout);
+  const userFile = (await runGit(['config', '--path', '--get', 'core.attributesFile'], { cwd: repo.top, okExitCodes: [1] })).stdout.trim();
+  const xdg = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes');
+  const files = [...listed.map((path) => join(worktree, path)), join(repo.commonDir, 'info', 'attributes'), userFile || xdg];
+  for (const file of files) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (CONVERSIONS.test(text)) return false;
+  }
+  return true;
 }
 
 /**

@@ -23,7 +23,7 @@ import type { RollbackConfinement } from './confined-rollback.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CommitReport, FileChange, RollbackReport } from '../tool-call/tool-call-io.js';
-import { CheckpointStore } from './checkpoint-store.js';
+import { CheckpointStore, type CheckpointSeed } from './checkpoint-store.js';
 import { realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { escapingLinkAt, escapingLinks, mergeLinks, sandboxEscapeError, type EscapingLink } from './escape-links.js';
@@ -41,6 +41,8 @@ export interface WorkspaceRoots {
   readonly checkpointsDir?: string;
   /** Run rollbacks in bubblewrap, where they cannot reach outside the root (see `confined-rollback.ts`). */
   readonly confineRollback?: RollbackConfinement;
+  /** What git already knows of the tree, for a new checkpoint store (see `Sandbox.checkpointSeed`). */
+  readonly checkpointSeed?: CheckpointSeed | undefined;
   /** Told the changes of every committed write (a `Sandbox` attributes them: `noteCommitted`). */
   readonly onCommitted?: (changes: readonly FileChange[]) => void;
 }
@@ -166,6 +168,7 @@ export class SandboxWorkspace implements AsyncDisposable {
       root: roots.root,
       ...(roots.checkpointsDir ? { storeDir: roots.checkpointsDir } : {}),
       ...(roots.confineRollback ? { confineRollback: roots.confineRollback } : {}),
+      seed: roots.checkpointSeed,
     });
     const workspace: { current?: SandboxWorkspace } = {};
     // Watching starts before the baseline, so no change after the baseline's walk goes unreported.

@@ -20,12 +20,14 @@
  * plain files, so applied changes show up on the host as unstaged changes.
  */
 import { constants, type Stats } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rename, rm, stat, symlink } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readlink, realpath, rename, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { copyEntry, limiter, lstatOrUndefined, removeEntry } from './copy-tree.js';
+import type { CheckpointSeed } from './checkpoint-store-dir.js';
+import { removeInBackground, TRASH_PREFIX } from '../actors/process-groups.js';
 import { runGit } from './sandbox-git.js';
 import { ABSENT_MODE, treeChanges, unifiedDiff, type TreeChange } from './unified-diff.js';
 import {
@@ -116,6 +118,12 @@ export class Sandbox implements AsyncDisposable {
   readonly checkpointsDir: string;
   /** True when `create({ id })` found it left behind and reopened it. */
   readonly reopened: boolean;
+  /**
+   * What git already knows of the sandbox's files, for the checkpoint store a runtime opens on it
+   * (its first snapshot then reads only what differs from the checkout). Undefined where it would
+   * not be exact (see `sandbox-layout.ts`).
+   */
+  readonly checkpointSeed: CheckpointSeed | undefined;
   readonly #layout: Layout;
   readonly #createdAt: number;
   #baseline: string;
@@ -139,6 +147,7 @@ export class Sandbox implements AsyncDisposable {
     this.logicalRoot = layout.logicalRoot;
     this.root = layout.root;
     this.kind = layout.kind;
+    this.checkpointSeed = layout.seed;
   }
 
   /** Makes the sandbox; prunes worktree bookkeeping a crashed process left behind first. */
@@ -507,28 +516,28 @@ export class Sandbox implements AsyncDisposable {
     return tree;
   }
 
+  /**
+   * Renames the sandbox directory aside (instant on the same file system), drops the worktree's
+   * bookkeeping from the host's `.git`, and removes the files in the background: `dispose()` returns
+   * at once whatever the size. If the host exits first, crash included, the reaper finishes it.
+   */
   async #teardown(): Promise<void> {
     const { worktree, hostTop, tempDir } = this.#layout;
-    let gitError: unknown;
-    if (worktree) {
-      try {
-        // git's own removal walks the tree slowly (seconds for a node_modules); empty it first and
-        // keep only the `.git` file that lets `worktree remove` recognise it.
-        const entries = await readdir(worktree).catch(() => []);
-        await Promise.all(entries.filter((name) => name !== '.git').map((name) => rm(join(worktree, name), { recursive: true, force: true })));
-        await runGit(['worktree', 'remove', '--force', '--force', worktree], { cwd: hostTop });
-      } catch {
-        // e.g. the directory is already gone or holds submodules: remove it by hand, then prune.
-        await rm(tempDir, { recursive: true, force: true });
-        await runGit(['worktree', 'prune'], { cwd: hostTop }).catch((error: unknown) => (gitError = error));
-      }
-    }
-    await rm(tempDir, { recursive: true, force: true });
-    if (gitError) {
+    const trash = join(dirname(tempDir), `${TRASH_PREFIX}${basename(tempDir)}`);
+    let removing: string | undefined = trash;
+    await rename(tempDir, trash).catch(async (error: unknown) => {
+      removing = undefined;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      await rm(tempDir, { recursive: true, force: true });
+    });
+    if (removing !== undefined) void removeInBackground(removing);
+    if (!worktree) return;
+    // Its directory is gone from where the bookkeeping says, so prune drops just that entry.
+    await runGit(['worktree', 'prune'], { cwd: hostTop }).catch((error: unknown) => {
       throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `the sandbox of ${this.logicalRoot} was removed but its worktree entry was not; run \`git worktree prune\` in ${hostTop}`, {
-        cause: gitError,
+        cause: error,
       });
-    }
+    });
   }
 }
 

@@ -49,18 +49,20 @@ describe('a git directory planted in a sandbox never runs on the host', () => {
   });
 
   it('a confined read-only tool cannot replace the worktree .git link, and diff() runs no hook', async () => {
+    const marker = newMarker();
     runtime = await createRuntime({
       config: {
-        servers: { probe: { command: process.execPath, args: [PROBE] } },
+        // The marker is built into the attacker, not passed as an argument.
+        servers: { probe: { command: process.execPath, args: [PROBE], env: { PLANT_MARKER: marker } } },
         skills: { look: { mcp_servers: ['probe'] } },
         actors: { looker: { skills: ['look'], permissions: { execute: 'allow' } } },
       },
     });
     const sandbox = await runtime.createSandbox(project);
     const looker = await runtime.activate('looker', { tenant: 't', sandbox });
-    const marker = newMarker();
     const link = readFileSync(join(sandbox.root, '.git'), 'utf8');
-    const outcome = await looker.call('probe/read_git_status', { path: join(project, '.git'), marker });
+    const outcome = await looker.call('probe/read_git_status', { path: join(project, '.git') });
+    expect(outcome.status).toBe('committed');
     const text = (outcome.result?.content ?? []).map((part) => String((part as { text?: unknown }).text ?? '')).join('');
     expect(text).toMatch(/^error (EBUSY|EROFS|EPERM|EACCES)/);
     expect(runtime.status().servers.find((s) => s.server === 'probe')?.confinement).toEqual({ confined: true, state: 'confined' });
