@@ -22,7 +22,8 @@ import {
 import { join, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import { changeSet, type FileChange, type SnapshotSide } from './change-set.js';
+import { changeSet, parseRawDiff, type FileChange, type SnapshotSide } from './change-set.js';
+import { updateTree, type TreeEntryChange } from './tree-writer.js';
 import {
   STORE_FILE,
   STORE_FORMAT,
@@ -177,6 +178,8 @@ function isConcurrentChange(error: unknown): boolean {
   }
   return false;
 }
+/** git's mode for "no such entry" in a raw diff. */
+const ABSENT = '000000';
 /** The object id `update-index --index-info` reads, with mode 0, as "remove this path". */
 const NO_OBJECT = '0'.repeat(40);
 
@@ -212,6 +215,8 @@ export class CheckpointStore {
   #checkpoints: StoredCheckpoint[];
   #nextNumber: number;
   #cache: WalkCache | SnapshotCache | undefined;
+  /** The tree the private index holds, when known: partial snapshots leave it behind (`#syncIndex`). */
+  #indexTree: string | undefined;
   #pendingRollback = false;
   #disposed = false;
   #disposal: Promise<void> | undefined;
@@ -299,6 +304,7 @@ export class CheckpointStore {
     await this.#writeJournal(target);
     // The confined process rewrites the tree and the index: nothing this one knew of them holds.
     this.#cache = undefined;
+    this.#indexTree = undefined;
     this.#worker ??= new ConfinedRollbackWorker(confinement, this.root, this.storeDir);
     const result = await this.#worker.finish();
     if (!result.ok) {
@@ -386,7 +392,7 @@ export class CheckpointStore {
     if (touched === undefined) return undefined;
     const walk = cache.index.entries;
     const { changed, removed, extrasToHash, extraBlobs } = planPartialUpdate(cache, walk, touched);
-    const tree = await this.#updateIndex(changed, removed, cache.tree);
+    const tree = await this.#updateTreeOnly(changed, removed, cache.tree);
     for (const [path, blob] of await this.#hashFiles(extrasToHash)) extraBlobs.set(path, blob);
     const manifest = cache.tables.update(this.root, walk, touched, extraBlobs);
     const manifestId = await saveManifest(join(this.storeDir, 'manifests'), manifest);
@@ -396,8 +402,32 @@ export class CheckpointStore {
     return { tree, manifest, manifestId, walk };
   }
 
+  /**
+   * A partial snapshot's tree: `base` with the changed paths (read through `storeBlobs`, never by
+   * path) and without the removed ones, written by `updateTree` — no index is read or rewritten, so
+   * the cost grows with the changes, not with the tree. The index falls behind (`#indexTree`); the
+   * next full snapshot brings it up to date first.
+   */
+  async #updateTreeOnly(changed: readonly string[], removed: readonly string[], base: string): Promise<string> {
+    if (removed.length === 0 && changed.length === 0) return base;
+    const blobs = await storeBlobs(this.#git, this.root, changed, this.storeDir);
+    const changes = new Map<string, TreeEntryChange>(removed.map((path) => [path, undefined]));
+    for (const path of changed) changes.set(path, blobs.get(path));
+    return updateTree(this.#git, join(this.storeDir, 'git', 'objects'), base, changes);
+  }
+
+  /** Brings the index from the tree it holds to `tree`, path by path (only what differs). */
+  async #syncIndex(tree: string): Promise<void> {
+    if (this.#indexTree === undefined || this.#indexTree === tree) return;
+    const raw = parseRawDiff(await this.#git(['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-abbrev', this.#indexTree, tree]));
+    const records = raw.map((entry) => (entry.dstMode === ABSENT ? `0 ${NO_OBJECT}\t${entry.path}\0` : `${entry.dstMode} ${entry.dstBlob}\t${entry.path}\0`));
+    if (records.length > 0) await this.#git(['update-index', '-z', '--index-info'], { input: records.join('') });
+    this.#indexTree = tree;
+  }
+
   /** Index records for `changed` (read through `storeBlobs`, never by path) and `removed`; removals first. */
   async #updateIndex(changed: readonly string[], removed: readonly string[], unchangedTree: string | undefined): Promise<string> {
+    if (unchangedTree) await this.#syncIndex(unchangedTree);
     if (removed.length === 0 && changed.length === 0 && unchangedTree) return unchangedTree;
     const blobs = await storeBlobs(this.#git, this.root, changed, this.storeDir);
     const gone = [...removed, ...changed.filter((path) => blobs.get(path) === undefined)];
@@ -409,15 +439,18 @@ export class CheckpointStore {
       }),
     ];
     if (records.length > 0) await this.#git(['update-index', '-z', '--index-info'], { input: records.join('') });
-    return (await this.#git(['write-tree'])).toString('utf8').trim();
+    this.#indexTree = (await this.#git(['write-tree'])).toString('utf8').trim();
+    return this.#indexTree;
   }
 
   async #fullSnapshot(): Promise<Snapshot> {
     const stamp = await this.#clockTick();
     const walk = await walkTree(this.root);
-    const previous = this.#cache ?? (await this.#indexedPaths(walk));
+    // The last walk is a cache of the index only while the index can be brought to its tree.
+    const cached = this.#cache !== undefined && this.#indexTree !== undefined ? this.#cache : undefined;
+    const previous = cached ?? (await this.#indexedPaths(walk));
     const { changed, removed, extrasToHash, extraBlobs } = planIndexUpdate(previous, walk);
-    const tree = await this.#updateIndex(changed, removed, this.#cache?.tree);
+    const tree = await this.#updateIndex(changed, removed, cached?.tree);
     for (const [path, blob] of await this.#hashFiles(extrasToHash)) extraBlobs.set(path, blob);
     const manifest = buildManifest(this.root, walk, extraBlobs);
     const manifestId = await saveManifest(join(this.storeDir, 'manifests'), manifest);
@@ -502,9 +535,11 @@ export class CheckpointStore {
       // The index now holds the target; the old walk stays as the cache, so everything git or the
       // steps above rewrote has a different stat and is handed to git (which finds it clean). No
       // watcher is told what the steps rewrote, so the next snapshot walks everything.
+      this.#indexTree = target.tree;
       if (this.#cache) this.#cache = { ...this.#cache, tree: target.tree, hintable: false };
     } catch (error) {
       this.#cache = undefined;
+      this.#indexTree = undefined;
       throw new McpActorsError(
         ErrorCode.CHECKPOINT_FAILED,
         `rollback to ${target.id} failed after step "${step}": ${messageOf(error)}; the journal is kept, so recover() or the next open() of this store finishes it`,
