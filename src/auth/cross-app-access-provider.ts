@@ -10,6 +10,7 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprot
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
+import type { SecretReporter } from './secret-recording-provider.js';
 
 export interface CrossAppAccessProviderOptions {
   /** The client's id and secret at the MCP server's authorization server. */
@@ -28,13 +29,21 @@ export interface CrossAppAccessProviderOptions {
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
-export class CrossAppAccessProvider implements OAuthClientProvider {
+export class CrossAppAccessProvider implements OAuthClientProvider, SecretReporter {
   private info: OAuthClientInformationMixed;
+  private record: (value: string) => void = () => undefined;
   private saved: OAuthTokens | undefined;
   private discovered: OAuthDiscoveryState | undefined;
 
   constructor(private readonly options: CrossAppAccessProviderOptions) {
     this.info = { client_id: options.clientId, client_secret: options.clientSecret };
+  }
+
+  /** The client secret and the ID token (each fresh one too) are secret wherever they show up. */
+  reportSecrets(record: (value: string) => void): void {
+    this.record = record;
+    record(this.options.clientSecret);
+    if (typeof this.options.idToken === 'string') record(this.options.idToken);
   }
 
   get redirectUrl(): undefined {
@@ -93,6 +102,7 @@ export class CrossAppAccessProvider implements OAuthClientProvider {
       throw new McpActorsError(ErrorCode.AUTH_FAILED, 'cross-app access needs the authorization server and the resource from discovery; the server published no protected-resource metadata');
     }
     const idToken = typeof this.options.idToken === 'function' ? await this.options.idToken() : this.options.idToken;
+    this.record(idToken);
     const response = await fetch(this.options.idpTokenEndpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },

@@ -3,3 +3,4 @@ export { LoopbackOAuthProvider, type LoopbackOAuthProviderOptions } from './loop
 export { CrossAppAccessProvider, type CrossAppAccessProviderOptions } from './cross-app-access-provider.js';
 export { FileTokenStore, MemoryTokenStore, defaultTokenFile, type StoredAuth, type TokenStore } from './token-store.js';
 export { authErrorOf } from './auth-error.js';
+export { recordingSecrets, type SecretReporter } from './secret-recording-provider.js';

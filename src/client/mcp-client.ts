@@ -26,6 +26,7 @@ import { withServerConfig } from '../actors/transport-connect.js';
 import { Redactor, redactedConfig } from '../redaction/redactor.js';
 import type { ElicitHandler, SampleHandler } from '../actors/server-requests.js';
 import type { OAuthClientProvider } from '../auth/server-auth.js';
+import { recordingSecrets } from '../auth/secret-recording-provider.js';
 import { currentCallContext, type CallContext } from './call-context.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
@@ -197,10 +198,13 @@ export class McpClient implements AsyncDisposable {
     // (provided once) does: providing a machine per client costs ~29 KiB of heap.
     const shown = redactedConfig(this.config);
     const bespoke = shown !== this.config || options.auth !== undefined || options.onElicit !== undefined || options.onSample !== undefined;
+    // Every token the provider obtains or loads is secret from that moment (the server may echo it).
+    const redactor = this.redactor;
+    const auth = options.auth ? recordingSecrets(options.auth, (value) => redactor.addSecret(value)) : undefined;
     const connectServer = bespoke
       ? createConnectServer({
           config: this.config,
-          auth: options.auth,
+          auth,
           handlers: { onElicit: options.onElicit, onSample: options.onSample, related: () => this.relatedContext() },
         })
       : undefined;

@@ -256,7 +256,8 @@ export class ActorHandle implements AsyncDisposable {
   /** Every call leaves an audit record on events$, and denials and violations an event of their own. */
   private audited(tool: ActorTool | undefined, ended: CallOutcome): CallOutcome {
     const { emit, redactor } = this.wiring;
-    const outcome = ended.error ? { ...ended, error: redactor.redactError(ended.error) } : ended;
+    // A failed call's result is the server's error text (often its error again): redacted like the error.
+    const outcome = ended.error ? { ...ended, error: redactor.redactError(ended.error), result: redactor.redact(ended.result) } : ended;
     const { callId } = outcome;
     const toolName = outcome.tool;
     emit({

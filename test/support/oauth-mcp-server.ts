@@ -29,7 +29,7 @@ export interface OAuthMcpServer {
   close(): Promise<void>;
 }
 
-class TestAuthProvider implements OAuthServerProvider {
+export class TestAuthProvider implements OAuthServerProvider {
   readonly clients = new Map<string, OAuthClientInformationFull>();
   readonly codes = new Map<string, { clientId: string; params: AuthorizationParams }>();
   readonly tokens = new Map<string, AuthInfo>();
