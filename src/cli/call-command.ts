@@ -24,10 +24,15 @@ export async function callCommand(context: CommandContext): Promise<number> {
       const outcome = await session.handle.call(tool, args, flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs });
       approval.close();
       const sandbox = await sandboxReport(session, outcome, flags.apply);
-      print(context, formatOutcome(outcome, sandbox) + hintFor(outcome, tool, session), () => ({
-        outcome: outcomeJson(outcome),
-        ...(sandbox === undefined ? {} : { sandbox }),
-      }));
+      // What the tool answered (a failed tool's text too) may echo a secret: a terminal and a log
+      // see it only through the runtime's redactor, as errors, status and events are.
+      const { redactor } = session.runtime;
+      print(context, redactor.redactText(formatOutcome(outcome, sandbox) + hintFor(outcome, tool, session)), () =>
+        redactor.redact({
+          outcome: outcomeJson(outcome),
+          ...(sandbox === undefined ? {} : { sandbox }),
+        }),
+      );
       const applyFailed = sandbox?.applyError !== undefined;
       return outcome.status === 'committed' && !applyFailed ? ExitCode.OK : ExitCode.FAILED;
     });

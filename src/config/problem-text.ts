@@ -20,6 +20,12 @@ export interface FoundProblem {
   readonly hint?: string;
   /** The variable, when the only problem is that a `${VAR}` reference is not set. */
   readonly unset?: string;
+  /**
+   * The value the problem is about, as text (each string and number in it): where that value is a
+   * secret (under `headers` or `env`, a key named like a credential, a `${VAR}` expansion),
+   * `placeProblems` takes it out of the problem and the hint.
+   */
+  readonly shown?: readonly string[];
 }
 
 /** `"5000" (a string)`, `5000 (a number)`, `null`, `a list`, `an object`. */
@@ -112,15 +118,28 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
     if ((error as { propertyName?: string }).propertyName !== undefined || ['if', 'oneOf'].includes(error.keyword)) return [];
     const path = parsePointer(error.instancePath, data);
     const hit = branches(error).find((b) => mistyped.has(b));
-    if (hit === undefined) return translate(error, path, key, style) ?? [];
+    if (hit === undefined) return showing(translate(error, path, key, style), error.data) ?? [];
     const oneOf = oneOfOf(hit);
     if (!noneFits(oneOf) || merged.has(oneOf)) return [];
     merged.add(oneOf);
     // One type error of every branch's type, read as the first branch's.
     const types = all.filter((other) => oneOfOf(typed(other) ?? '') === oneOf);
     const [first = error] = types;
-    return translate({ ...first, params: { type: types.map((other) => other.params.type) } }, path, key, style) ?? [];
+    return showing(translate({ ...first, params: { type: types.map((other) => other.params.type) } }, path, key, style), error.data) ?? [];
   });
+}
+
+/** The problem with the text of the value it may quote (see `FoundProblem.shown`). */
+function showing(problem: FoundProblem | undefined, value: unknown): FoundProblem | undefined {
+  const shown = textsIn(value);
+  return problem === undefined || shown.length === 0 ? problem : { ...problem, shown };
+}
+
+/** Every string and number in a value, as text. */
+export function textsIn(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
+  else if (typeof value === 'object' && value !== null && depth < 20) for (const inner of Object.values(value)) textsIn(inner, out, depth + 1);
+  return out;
 }
 
 /** `/skills/s/mcp_servers/1` → `['skills', 's', 'mcp_servers', 1]`: numbers only for list items. */

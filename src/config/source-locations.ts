@@ -4,6 +4,7 @@ import type { Document, DocumentOptions, Node, ParseOptions, SchemaOptions } fro
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { type ConfigProblem, ConfigError } from '../errors/index.js';
 import type { FoundProblem, PathSegment } from './problem-text.js';
+import { concealValues, cutAtSecret, hasUserInfo, secretDepth } from './secret-paths.js';
 
 /** A position in a text, both counted from 1, as editors and compilers print them. */
 export interface SourcePosition { readonly line: number; readonly col: number }
@@ -90,7 +91,8 @@ export function yamlSyntaxProblems({ doc, lineCounter, file }: Source): ConfigPr
     const words = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '').trim();
     const problem = error.code === 'DUPLICATE_KEY' ? 'is written twice (YAML map keys must be unique)' : `is not valid YAML: ${words}`;
     const hint = SYNTAX_HINTS[error.code] ?? 'fix the YAML syntax here (often a missing space after a colon, or an unclosed quote or bracket)';
-    return { path: renderKeyPath(pathAtOffset(doc, error.pos[0])), problem: `${file}:${line}:${col}: ${problem}`, hint };
+    // Under a secret key, what the broken line made of its value is not part of the path shown.
+    return { path: renderKeyPath(cutAtSecret(pathAtOffset(doc, error.pos[0]))), problem: `${file}:${line}:${col}: ${problem}`, hint };
   });
 }
 
@@ -103,9 +105,9 @@ export function renderKeyPath(path: readonly PathSegment[]): string {
  * Renders found problems for a `ConfigError`: the path as text and, when `source` is given, the
  * problem prefixed with `file:line:col:`, sorted by position. Repeated problems are kept once.
  */
-export function placeProblems(found: readonly FoundProblem[], source?: { readonly file: string; readonly locate: Locate }): { problems: ConfigProblem[]; locations: ProblemLocation[] } {
+export function placeProblems(found: readonly FoundProblem[], source?: { readonly file: string; readonly locate: Locate; readonly doc?: Document }): { problems: ConfigProblem[]; locations: ProblemLocation[] } {
   const seen = new Set<string>();
-  const placed = found.flatMap(({ path, problem, hint }) => {
+  const placed = found.map((one) => concealed(one, source?.doc)).flatMap(({ path, problem, hint }) => {
     const rendered = renderKeyPath(path);
     if (seen.has(`${rendered}\u0000${problem}`)) return [];
     seen.add(`${rendered}\u0000${problem}`);
@@ -121,8 +123,36 @@ export function placeProblems(found: readonly FoundProblem[], source?: { readonl
   return { problems: placed.map((entry) => entry.problem), locations: placed.flatMap((entry) => (entry.location ? [entry.location] : [])) };
 }
 
+/**
+ * A problem that quotes no secret: where its value is secret (see `secret-paths.ts`) or came from a
+ * `${VAR}` expansion (its text in `doc` holds `${`), the value is replaced in the problem and hint.
+ */
+function concealed(found: FoundProblem, doc: Document | undefined): FoundProblem {
+  const shown = found.shown ?? [];
+  if (shown.length === 0) return found;
+  const secret = secretDepth(found.path) !== undefined || hasUserInfo(shown) || expanded(doc, found.path);
+  if (!secret) return found;
+  const problem = concealValues(found.problem, shown);
+  const hint = found.hint === undefined ? undefined : concealValues(found.hint, shown);
+  return { ...found, problem, ...(hint === undefined ? {} : { hint }) };
+}
+
+/** Whether the text written at `path` (or inside it) holds a `${VAR}` reference. */
+function expanded(doc: Document | undefined, path: readonly PathSegment[]): boolean {
+  if (doc === undefined) return false;
+  const node: unknown = doc.getIn(path, true);
+  const texts: string[] = [];
+  const visit = (inner: unknown, depth: number): void => {
+    if (depth > 20) return;
+    if (isScalar(inner)) texts.push(String(inner.value));
+    else if (isMap(inner) || isSeq(inner)) for (const item of inner.items as unknown[]) visit(isScalar(item) || isMap(item) || isSeq(item) ? item : (item as AnyPair).value, depth + 1);
+  };
+  visit(node, 0);
+  return texts.some((text) => text.includes('${'));
+}
+
 /** Throws the `ConfigError` of `found`, placed in `source` when there is one. */
-export function throwProblems(found: readonly FoundProblem[], subject: string, source?: Pick<Source, 'file' | 'locate'>): never {
+export function throwProblems(found: readonly FoundProblem[], subject: string, source?: Pick<Source, 'file' | 'locate' | 'doc'>): never {
   const { problems, locations } = placeProblems(found, source);
   throw new ConfigError(problems, { subject, details: { ...(source ? { file: source.file } : {}), locations } });
 }

@@ -184,7 +184,8 @@ describe('validateServerConfig names each mistake, where it is and what to write
       problem: 'must be a string, got 3000 (a number)',
       hint: 'write "3000" in quotes',
     });
-    expect(problemAt({ ...stdio, env: { API_KEY: 123 } }, 'env.API_KEY').problem).toBe('must be a string, got 123 (a number)');
+    // An env value is secret: a problem there names its type, never the value.
+    expect(problemAt({ ...stdio, env: { API_KEY: 123 } }, 'env.API_KEY')).toMatchObject({ problem: 'must be a string, got [redacted] (a number)', hint: 'write "[redacted]" in quotes' });
     expect(problemAt({ ...stdio, env: ['A=1'] }, 'env').hint).toBe('write an object: {"A":"1"}');
     expect(problemAt({ name: 'x', command: ['npx', '-y', 'pkg'] }, 'command').hint).toBe(
       'put the program in command and the rest in args: command: "npx", args: ["-y","pkg"]',
