@@ -99,12 +99,12 @@ export function computeChanges(
     const [before, after] = exactPerms(path, from, to);
     pushItemChange(changes, path, { type: 'file', blob, perm: before }, { type: 'file', blob, perm: after });
   }
-  for (const path of new Set([...from.extras.keys(), ...to.extras.keys()])) {
+  for (const path of from.extras === to.extras ? [] : new Set([...from.extras.keys(), ...to.extras.keys()])) {
     const before = from.extras.get(path);
     const after = to.extras.get(path);
     pushItemChange(changes, path, before && extraItem(before), after && extraItem(after));
   }
-  for (const path of new Set([...from.dirs.keys(), ...to.dirs.keys()])) {
+  for (const path of from.dirs === to.dirs ? [] : new Set([...from.dirs.keys(), ...to.dirs.keys()])) {
     const modeBefore = from.dirs.get(path);
     const modeAfter = to.dirs.get(path);
     if (modeBefore === modeAfter) continue;
@@ -127,6 +127,8 @@ export function gitBlobId(content: string | Buffer): string {
 function modeOnlyPaths(raw: readonly RawDiffEntry[], from: ManifestIndex, to: ManifestIndex, seen?: ReadonlySet<string>): string[] {
   const inDiff = seen ?? new Set(raw.map((entry) => entry.path));
   const paths: string[] = [];
+  // The same table on both sides (nothing changed in it): no path differs in its mode alone.
+  if (from.modes === to.modes) return paths;
   for (const path of new Set([...from.modes.keys(), ...to.modes.keys()])) {
     if (inDiff.has(path)) continue;
     const [before, after] = exactPerms(path, from, to);

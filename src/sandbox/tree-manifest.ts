@@ -191,12 +191,24 @@ export function manifestItem(root: string, path: string, stat: EntryStat, extraB
   return stat.type === 'file' && stat.perm !== gitPerm(stat.perm) ? { kind: 'mode', perm: stat.perm } : undefined;
 }
 
+/**
+ * Lookup tables over a manifest. Built once per array: consecutive manifests share the arrays of
+ * the categories nothing changed in (`ManifestTables.update`), so they share the tables too, and
+ * a change set can skip a category whose tables are the same object on both sides.
+ */
 export function indexManifest(manifest: TreeManifest): ManifestIndex {
   return {
-    dirs: new Map(manifest.dirs),
-    modes: new Map(manifest.modes),
-    extras: new Map(manifest.extras.map((entry) => [entry.path, entry])),
+    dirs: tableOf(manifest.dirs, () => new Map(manifest.dirs)),
+    modes: tableOf(manifest.modes, () => new Map(manifest.modes)),
+    extras: tableOf(manifest.extras, () => new Map(manifest.extras.map((entry) => [entry.path, entry]))),
   };
+}
+
+const tables = new WeakMap<object, ReadonlyMap<string, unknown>>();
+function tableOf<V>(array: object, build: () => ReadonlyMap<string, V>): ReadonlyMap<string, V> {
+  let table = tables.get(array) as ReadonlyMap<string, V> | undefined;
+  if (!table) tables.set(array, (table = build()));
+  return table;
 }
 
 /** Writes the manifest content-addressed (sha256 of its JSON) into `dir`, atomically; returns the id. */
