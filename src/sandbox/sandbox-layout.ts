@@ -172,8 +172,11 @@ export async function carryHostWork(top: string, worktree: string, tempDir: stri
   const notOurs = (path: string): boolean => !isStrictlyInside(tempDir, top) || (path !== ours && !path.startsWith(`${ours}/`));
   const skip: SkipEntry = (_, __, source) => source === tempDir;
 
-  const tracked = splitNul(
-    (await runGit(['diff', 'HEAD', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--ignore-submodules=all'], { cwd: top })).stdout,
+  // One scan of the host: tracked files that differ from HEAD (staged or not), untracked ones, and
+  // — on request — ignored ones (a folder an ignore pattern names, as `dir/`, not its files).
+  const status = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all'];
+  const { tracked, untracked: others, ignored } = parseStatus(
+    (await runGit(includeIgnored ? [...status, '--ignored=matching'] : status, { cwd: top })).stdout,
   );
   const present: string[] = [];
   for (const path of tracked) {
@@ -181,12 +184,23 @@ export async function carryHostWork(top: string, worktree: string, tempDir: stri
     if (!stats) await removeEntry(join(worktree, path), worktree);
     else if (stats.isFile() || stats.isSymbolicLink()) present.push(path);
   }
-  const others = ['ls-files', '--others', '--exclude-standard', '-z'];
   // An entry ending in `/` is a nested repository: not carried (git would not track its files either).
-  const untracked = splitNul((await runGit(others, { cwd: top })).stdout).filter((p) => !p.endsWith('/'));
-  const ignored = includeIgnored ? splitNul((await runGit([...others, '--ignored', '--directory'], { cwd: top })).stdout) : [];
+  const untracked = others.filter((p) => !p.endsWith('/'));
   const paths = [...present, ...untracked, ...ignored.map((p) => p.replace(/\/$/, ''))].filter(notOurs);
   await Promise.all(paths.map((path) => carry(() => copyEntry(join(top, path), join(worktree, path), { skip }))));
+}
+
+/** `git status --porcelain=v2 -z` records: changed tracked paths (ordinary and unmerged), untracked, ignored. */
+export function parseStatus(output: string): { tracked: string[]; untracked: string[]; ignored: string[] } {
+  const found = { tracked: [] as string[], untracked: [] as string[], ignored: [] as string[] };
+  for (const record of splitNul(output)) {
+    const kind = record[0];
+    // Fields before the path: 8 for an ordinary change ("1 XY sub mH mI mW hH hI"), 10 for an unmerged one.
+    if (kind === '1' || kind === 'u') found.tracked.push(record.split(' ').slice(kind === '1' ? 8 : 10).join(' '));
+    else if (kind === '?') found.untracked.push(record.slice(2));
+    else if (kind === '!') found.ignored.push(record.slice(2));
+  }
+  return found;
 }
 
 export async function createCopy(logicalRoot: string, tempDir: string, includeIgnored: boolean): Promise<Layout> {
