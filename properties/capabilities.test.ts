@@ -105,10 +105,12 @@ describe('capability inference', () => {
     );
   });
 
-  it('never lets untrusted annotations make a tool less careful than no annotations', () => {
+  // An untrusted readOnlyHint: true counts as much as a read word in the name (the same server
+  // chose both) and no more; every other untrusted hint counts only when it is more careful.
+  it('never lets untrusted annotations make a tool less careful than a read word in its name would', () => {
     fc.assert(
       fc.property(toolName, annotations, overrideBlocks, (name, hints, overrides) => {
-        const plain = inferCapabilities({ toolName: name, overrides }).capability;
+        const plain = inferCapabilities({ toolName: hints.readOnlyHint === true ? `${name}_get` : name, overrides }).capability;
         const hinted = inferCapabilities({ toolName: name, annotations: hints, trusted: false, overrides }).capability;
         expect(rank(hinted.writes)).toBeGreaterThanOrEqual(rank(plain.writes));
         expect(rank(hinted.destructive)).toBeGreaterThanOrEqual(rank(plain.destructive));

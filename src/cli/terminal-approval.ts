@@ -8,9 +8,9 @@ import type { Readable } from 'node:stream';
 import type { ApprovalCallback, ApprovalRequest } from '../runtime/permissions.js';
 import type { TextSink } from './cli-io.js';
 
-/** `allow fs/write_file (execute, destructive)? [y/N] ` */
-export function approvalQuestion(request: Pick<ApprovalRequest, 'tool' | 'category' | 'destructive'>): string {
-  return `allow ${request.tool.name} (${request.category}${request.destructive ? ', destructive' : ''})? [y/N] `;
+/** `(execute because of its name: word "write" in name)` then `allow fs/write_file (execute, destructive)? [y/N] ` */
+export function approvalQuestion(request: Pick<ApprovalRequest, 'tool' | 'category' | 'destructive' | 'because'>): string {
+  return `(${request.category} because of ${request.because})\nallow ${request.tool.name} (${request.category}${request.destructive ? ', destructive' : ''})? [y/N] `;
 }
 
 /** `y` and `yes`, in any case, approve; anything else refuses. */

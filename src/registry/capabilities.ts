@@ -8,7 +8,11 @@
  *    they make the tool more careful (the MCP spec: annotations from untrusted servers must not be
  *    relied on);
  * 3. word tokens of the tool name (`READ_WORDS`, `WRITE_WORDS`; a write word wins);
- * 4. the conservative default, `writes: true`.
+ * 4. an untrusted server's `readOnlyHint: true`, believed as far as a read word in the name is
+ *    (the name comes from the same server): it makes a tool read-only unless a write word, a
+ *    careful hint or an override says otherwise — and a sandboxed read-only call that changes a
+ *    file is still rolled back (CAPABILITY_VIOLATION);
+ * 5. the conservative default, `writes: true`.
  */
 import { ConfigError, type ConfigProblem } from '../errors/index.js';
 import { isReadWord, isWriteWord } from './capability-words.js';
@@ -156,12 +160,13 @@ export function inferCapabilities(input: InferenceInput): InferredCapabilities {
   const layers: Layer[] = [
     ...blocks.map((block) => overrideLayer(block.values, block.at)).reverse(),
     annotationLayer(input.annotations ?? {}, input.trusted === true),
-    nameLayer(input.toolName),
+    nameLayer(input.toolName, input.annotations?.readOnlyHint === true && input.trusted !== true),
+    untrustedReadOnlyLayer(input.annotations ?? {}, input.trusted === true),
   ];
 
   // When nothing says, ADR-029 makes the tool write ("the conservative default is writes: true");
   // the adapter reference page says `read_only: false, writes: false`. We take the safer reading.
-  const writes = decide(layers, 'writes') ?? { source: 'default', value: true, detail: defaultWritesDetail(input) };
+  const writes = decide(layers, 'writes') ?? { source: 'default', value: true, detail: DEFAULT_WRITES_DETAIL };
   const destructive: Decision = !writes.value
     ? { source: writes.source, value: false, detail: `a read-only tool is not destructive (${writes.detail})` }
     : decide(layers, 'destructive') ?? {
@@ -198,16 +203,8 @@ export function inferCapabilities(input: InferenceInput): InferredCapabilities {
   };
 }
 
-/**
- * Why a tool nothing else classified is taken to write, in words an operator can act on: the
- * conservative default of ADR-029, and what would change it.
- */
-function defaultWritesDetail(input: InferenceInput): string {
-  if (input.annotations?.readOnlyHint === true && input.trusted !== true) {
-    return 'server says read-only, but the server is not trusted (set trusted: true, or override read_only: true)';
-  }
-  return 'nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does)';
-}
+/** Why a tool nothing else classified is taken to write (ADR-029's conservative default), and what would change it. */
+const DEFAULT_WRITES_DETAIL = 'nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does)';
 
 /** `'read'` for a read-only tool, `'execute'` for anything that writes (ADR-004-F categories). */
 export function toolCategoryOf(capability: ToolCapability): 'read' | 'execute' {
@@ -279,12 +276,25 @@ function annotationLayer(hints: ToolAnnotations, trusted: boolean): Layer {
   return { source: 'annotation', writes, destructive, idempotent, openWorld };
 }
 
-function nameLayer(toolName: string): Layer {
+// An untrusted server's readOnlyHint: true, weighed like a read word of the name (which the same
+// server chose): below the name, so a write word still makes the tool write. readOnlyHint: true
+// beside destructiveHint: true never gets here (the annotation layer already made it write).
+function untrustedReadOnlyLayer(hints: ToolAnnotations, trusted: boolean): Layer {
+  if (trusted || hints.readOnlyHint !== true) return { source: 'annotation' };
+  return {
+    source: 'annotation',
+    writes: fact(false, 'readOnlyHint: true from untrusted server (believed as a read word in its name would be: a write word or an override outweighs it)'),
+  };
+}
+
+function nameLayer(toolName: string, untrustedReadOnlyHint: boolean): Layer {
   const tokens = tokenize(toolName);
   const writeWord = tokens.find(isWriteWord);
   const readWord = tokens.find(isReadWord);
   if (writeWord !== undefined) {
-    const beside = readWord === undefined ? '' : ` (write words win over "${readWord}")`;
+    const beside =
+      (readWord === undefined ? '' : ` (write words win over "${readWord}")`) +
+      (untrustedReadOnlyHint ? '; it outweighs the untrusted server\'s readOnlyHint: true (set trusted: true, or override read_only: true)' : '');
     return { source: 'name', writes: fact(true, `word "${writeWord}" in name${beside}`) };
   }
   if (readWord !== undefined) return { source: 'name', writes: fact(false, `word "${readWord}" in name`) };

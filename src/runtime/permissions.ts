@@ -5,8 +5,8 @@
  * since the tenant comes from the session, never from a tool's arguments.
  */
 import { ErrorCode } from '../errors/codes.js';
-import type { ToolCategory } from '../inprocess/tool-category.js';
-import { categoryOfCapability, isToolCategory } from '../inprocess/tool-category.js';
+import { isToolCategory, type ToolCategory } from '../inprocess/tool-category.js';
+import type { CapabilitySource } from '../registry/capabilities.js';
 import type { Authorization, ToolCallInput } from '../tool-call/tool-call-io.js';
 import type { ToolDescriptor } from '../registry/tool-descriptor.js';
 
@@ -24,16 +24,53 @@ export interface ApprovalRequest {
   readonly tenant: string;
   readonly tool: ToolDescriptor;
   readonly category: ToolCategory;
+  /** Why the tool has its category, i.e. why it counts as writing: `tool.provenance` in a sentence. */
+  readonly because: string;
   readonly destructive: boolean;
+  /** Why it is (or is not) destructive, from `tool.provenance.destructive`. */
+  readonly destructiveBecause: string;
   readonly args: Readonly<Record<string, unknown>>;
 }
 
 export type ApprovalCallback = (request: ApprovalRequest) => boolean | Promise<boolean>;
 
-/** A tool's category: declared by an in-process tool, else from its capabilities (never restricted). */
-export function categoryOf(tool: ToolDescriptor): ToolCategory {
+/** A tool's category and the reason for it, in words an operator can act on. */
+export interface CategoryDecision {
+  readonly category: ToolCategory;
+  readonly because: string;
+}
+
+const SOURCE_WORDS: { readonly [S in CapabilitySource]: string } = {
+  override: 'config override',
+  annotation: "the server's annotations",
+  name: 'its name',
+  default: 'no hint: unknown tools count as writing',
+};
+
+/**
+ * The one place a tool's category is decided: declared by an in-process tool, else `read` when
+ * its capabilities say read-only and `execute` when it writes (never `propose` or `restricted`),
+ * with the provenance that decided it.
+ *
+ * @example
+ * toolCategory(tool); // { category: 'execute', because: 'its name: word "write" in name' }
+ */
+export function toolCategory(tool: ToolDescriptor): CategoryDecision {
   const declared = tool.sourceMetadata.category;
-  return isToolCategory(declared) ? declared : categoryOfCapability(tool.capabilities);
+  if (isToolCategory(declared)) return { category: declared, because: `the tool declares category "${declared}"` };
+  const { source, detail } = tool.provenance.writes;
+  const category = tool.capabilities.readOnly && !tool.capabilities.writes ? 'read' : 'execute';
+  return { category, because: `${SOURCE_WORDS[source]}: ${detail}` };
+}
+
+/** A tool's category (`toolCategory(tool).category`). */
+export function categoryOf(tool: ToolDescriptor): ToolCategory {
+  return toolCategory(tool).category;
+}
+
+/** The reason a refusal of an `execute` tool gives: why it counts as writing. */
+function writingReason(tool: ToolDescriptor): string {
+  return `"${tool.name}" counts as writing because of ${toolCategory(tool).because}`;
 }
 
 export interface PolicyContext {
@@ -82,13 +119,13 @@ export function policyDecision(context: PolicyContext): (tool: ToolDescriptor, a
     }
     if (context.policy.execute === 'allow') return ALLOWED;
     if (context.policy.execute === 'deny') {
-      return { allowed: false, rule: 'permissions.execute: deny', reason: 'this actor may not run execute tools' };
+      return { allowed: false, rule: 'permissions.execute: deny', reason: `this actor may not run execute tools, and ${writingReason(tool)}` };
     }
     if (!context.approve) {
       return {
         allowed: false,
         rule: 'permissions.execute: ask',
-        reason: 'execute tools need approval and the host gave no approval callback (createRuntime({ approve }))',
+        reason: `execute tools need approval and the host gave no approval callback (createRuntime({ approve })); ${writingReason(tool)}`,
       };
     }
     return undefined;
@@ -102,13 +139,23 @@ export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => 
     const decided = decide(call.tool, call.args);
     if (decided !== undefined) return decided;
     const approve = context.approve!; // policyDecision answers when there is no callback
-    const category = categoryOf(call.tool);
+    const { category, because } = toolCategory(call.tool);
+    const { capabilities, provenance } = call.tool;
     return Promise.resolve(context.beforeApproval?.(call))
       .then(() =>
-        approve({ actor: context.actor, tenant: context.tenant, tool: call.tool, category, destructive: call.tool.capabilities.destructive, args: call.args }),
+        approve({
+          actor: context.actor,
+          tenant: context.tenant,
+          tool: call.tool,
+          category,
+          because,
+          destructive: capabilities.destructive,
+          destructiveBecause: `${provenance.destructive.source === 'default' ? 'MCP default' : SOURCE_WORDS[provenance.destructive.source]}: ${provenance.destructive.detail}`,
+          args: call.args,
+        }),
       )
       .then((approved) =>
-      approved ? ALLOWED : { allowed: false, rule: 'permissions.execute: ask', reason: 'the host did not approve the call' },
-    );
+        approved ? ALLOWED : { allowed: false, rule: 'permissions.execute: ask', reason: `the host did not approve the call (${writingReason(call.tool)})` },
+      );
   };
 }

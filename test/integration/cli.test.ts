@@ -103,7 +103,10 @@ describe('agents (the CLI)', () => {
 
   it('calls fixture/echo after asking on the terminal, prints the answer and exits 0', async () => {
     const result = await agents(['call', 'helper', 'fixture/echo', '{"message":"hello from the cli"}', '--tenant', 'acme'], 'y\n');
-    expect(result.stderr).toBe('allow fixture/echo (execute, destructive)? [y/N] y\n');
+    expect(result.stderr).toBe(
+      '(execute because of no hint: unknown tools count as writing: nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does))\n' +
+        'allow fixture/echo (execute, destructive)? [y/N] y\n',
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^fixture\/echo: committed \(\d+ ms\)\n\nhello from the cli\n$/);
   });

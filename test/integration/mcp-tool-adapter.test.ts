@@ -209,7 +209,8 @@ describe('McpToolAdapter with the fixture server', () => {
     expect(McpToolAdapter.inferCapabilities('list_issues')).toMatchObject({ readOnly: true, writes: false });
     expect(McpToolAdapter.inferCapabilities('create_issue')).toMatchObject({ readOnly: false, writes: true });
     expect(McpToolAdapter.inferCapabilities('frobnicate')).toMatchObject({ writes: true });
-    expect(McpToolAdapter.inferCapabilities('frobnicate', { readOnlyHint: true })).toMatchObject({ writes: true });
+    expect(McpToolAdapter.inferCapabilities('frobnicate', { readOnlyHint: true })).toMatchObject({ readOnly: true });
+    expect(McpToolAdapter.inferCapabilities('write_thing', { readOnlyHint: true })).toMatchObject({ writes: true });
     expect(McpToolAdapter.inferCapabilities('frobnicate', { readOnlyHint: true }, { trusted: true })).toMatchObject({ readOnly: true });
   });
 });

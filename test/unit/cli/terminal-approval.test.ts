@@ -4,7 +4,7 @@ import { approvalQuestion, isYes, terminalApproval } from '../../../src/cli/term
 import type { ApprovalRequest } from '../../../src/runtime/permissions.js';
 
 function request(name: string, destructive: boolean): ApprovalRequest {
-  return { actor: 'a', tenant: 't', tool: { name } as ApprovalRequest['tool'], category: 'execute', destructive, args: {} };
+  return { actor: 'a', tenant: 't', tool: { name } as ApprovalRequest['tool'], category: 'execute', because: 'its name: word "write" in name', destructive, destructiveBecause: 'follows writes', args: {} };
 }
 
 function sink(): { text: string; write(chunk: string): void } {
@@ -18,8 +18,8 @@ function sink(): { text: string; write(chunk: string): void } {
 
 describe('terminal approval', () => {
   it('asks with the tool, its category and whether it is destructive', () => {
-    expect(approvalQuestion(request('fs/write_file', true))).toBe('allow fs/write_file (execute, destructive)? [y/N] ');
-    expect(approvalQuestion(request('fx/echo', false))).toBe('allow fx/echo (execute)? [y/N] ');
+    expect(approvalQuestion(request('fs/write_file', true))).toBe('(execute because of its name: word "write" in name)\nallow fs/write_file (execute, destructive)? [y/N] ');
+    expect(approvalQuestion(request('fx/echo', false))).toBe('(execute because of its name: word "write" in name)\nallow fx/echo (execute)? [y/N] ');
   });
 
   it('takes y and yes as approval and anything else as a refusal', () => {
@@ -37,7 +37,8 @@ describe('terminal approval', () => {
     await expect(first).resolves.toBe(true);
     await expect(second).resolves.toBe(false);
     approval.close();
-    expect(prompt.text).toBe('allow a/one (execute, destructive)? [y/N] y\nallow a/two (execute)? [y/N] n\n');
+    const why = '(execute because of its name: word "write" in name)\n';
+    expect(prompt.text).toBe(`${why}allow a/one (execute, destructive)? [y/N] y\n${why}allow a/two (execute)? [y/N] n\n`);
   });
 
   it('refuses when stdin closes without an answer, and says how to approve', async () => {

@@ -67,13 +67,23 @@ describe('name heuristics', () => {
     },
   );
 
-  it('says what to do when an untrusted server calls a tool read-only', () => {
+  it("believes an untrusted server's readOnlyHint: true as far as a read word in the name, and says so", () => {
     const { capability, provenance } = inferCapabilities({ toolName: 'directory_tree', annotations: { readOnlyHint: true } });
-    expect(capability.writes).toBe(true);
-    expect(provenance.writes.detail).toBe(
-      'server says read-only, but the server is not trusted (set trusted: true, or override read_only: true)',
-    );
+    expect(capability).toMatchObject({ readOnly: true, writes: false, destructive: false });
+    expect(provenance.writes).toEqual({
+      source: 'annotation',
+      detail: 'readOnlyHint: true from untrusted server (believed as a read word in its name would be: a write word or an override outweighs it)',
+    });
     expect(inferCapabilities({ toolName: 'directory_tree', annotations: { readOnlyHint: true }, trusted: true }).capability.readOnly).toBe(true);
+  });
+
+  it("lets a write word of the name outweigh an untrusted server's readOnlyHint: true, and says how to believe the server", () => {
+    const { capability, provenance } = inferCapabilities({ toolName: 'write_notes', annotations: { readOnlyHint: true } });
+    expect(capability).toMatchObject({ readOnly: false, writes: true, destructive: true });
+    expect(provenance.writes).toEqual({
+      source: 'name',
+      detail: 'word "write" in name; it outweighs the untrusted server\'s readOnlyHint: true (set trusted: true, or override read_only: true)',
+    });
   });
 
   it('matches whole words only: reset writes because of "reset", not because it contains "set"', () => {
@@ -236,10 +246,10 @@ describe('annotations', () => {
     expect(provenance.writes.detail).toBe('destructiveHint: true from trusted server (a destructive tool writes)');
   });
 
-  it('from an untrusted server are ignored when they would loosen', () => {
-    const { capability, provenance } = inferCapabilities({ toolName: 'frobnicate', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+  it('from an untrusted server are ignored when they would loosen (readOnlyHint: true aside, which counts as a read word)', () => {
+    const { capability, provenance } = inferCapabilities({ toolName: 'frobnicate', annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
     expect(capability).toEqual({ readOnly: false, writes: true, destructive: true, idempotent: false, openWorld: true });
-    expect(provenance.writes.source).toBe('default');
+    expect(provenance.writes.source).toBe('annotation');
     expect(provenance.destructive.source).toBe('default');
     expect(provenance.idempotent.source).toBe('default');
     expect(provenance.openWorld.source).toBe('default');
