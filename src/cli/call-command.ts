@@ -12,6 +12,7 @@ import { withActorSession, type ActorSession } from './actor-session.js';
 import { parseCallArguments } from './call-arguments.js';
 import { suggest } from './did-you-mean.js';
 import { formatOutcome, outcomeJson, type SandboxReport } from './format-outcome.js';
+import { cliHint } from './format-error.js';
 import { terminalApproval } from './terminal-approval.js';
 
 export async function callCommand(context: CommandContext): Promise<number> {
@@ -70,5 +71,7 @@ function hintFor(outcome: CallOutcome, tool: string, session: ActorSession): str
     return `hint: ${list}agents tools ${session.handle.name} --tenant ${session.handle.tenant} lists the actor's tools\n`;
   }
   if (error.details.rule === 'permissions.execute: ask') return 'hint: answer y to the question, or pass --yes to approve execute tools\n';
+  const serverHint = cliHint(error, session.runtime.config.source);
+  if (serverHint !== undefined) return `hint: ${serverHint}\n`;
   return '';
 }

@@ -6,14 +6,17 @@
 import { isMcpActorsError, type McpActorsError } from '../errors/mcp-actors-error.js';
 import { isUsageError } from './usage-error.js';
 
-/** The text for stderr, ending with a newline. */
-export function formatError(error: unknown, options: { debug: boolean }): string {
+/**
+ * The text for stderr, ending with a newline. `file` is the agents file of `--file` as the
+ * operator wrote it (default agents.yaml): hints name the file to edit.
+ */
+export function formatError(error: unknown, options: { debug: boolean; file?: string | undefined }): string {
   const lines: string[] = [];
   const inError = serverInError(error);
   if (inError !== undefined) lines.push(`error [${inError.code}]: ${inError.message}`);
   else if (isMcpActorsError(error)) lines.push(`error [${error.code}]: ${error.message}`);
   else lines.push(`error: ${error instanceof Error ? error.message : String(error)}`);
-  const hint = cliHint(error);
+  const hint = cliHint(error, options.file);
   if (hint !== undefined) lines.push(`hint: ${hint}`);
   if (options.debug && !isUsageError(error)) lines.push('', ...stacks(error));
   else if (!isMcpActorsError(error) && !isUsageError(error)) lines.push('(this is unexpected: run again with --debug for the stack trace)');
@@ -27,13 +30,13 @@ export function errorJson(error: unknown): { code: string; message: string; deta
   return { code: 'UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** What to write on the command line when the runtime's message speaks of its API. */
-export function cliHint(error: unknown): string | undefined {
+/** What to write on the command line or change in `file` when the runtime's message speaks of its API. */
+export function cliHint(error: unknown, file = 'agents.yaml'): string | undefined {
   for (const link of causes(error)) {
     if (!isMcpActorsError(link)) continue;
     if (link.details.placeholder === 'SANDBOX_ROOT') return 'a server of this actor works in a sandbox: add --sandbox <projectDir>';
     if (link.code === 'SERVER_IN_ERROR' && typeof link.details.server === 'string') {
-      return `fix command, args, env or cwd under servers.${link.details.server} in agents.yaml, then run the command again`;
+      return `fix command, args, env or cwd under servers.${link.details.server} in ${file}, then run the command again`;
     }
   }
   return undefined;

@@ -51,8 +51,10 @@ export function packageVersion(): string {
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const debug = wantsDebug(argv);
   const json = argv.includes('--json');
+  let file: string | undefined; // --file, once parsed: hints name the file to edit
   try {
     const line = parseCommandLine(argv);
+    if (line.kind === 'run') file = line.flags.file;
     if (line.kind === 'version') {
       io.stdout.write(`${packageVersion()}\n`);
       return ExitCode.OK;
@@ -64,7 +66,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     const context: CommandContext = { io, flags: line.flags, positionals: line.positionals };
     return await (await COMMANDS[line.command]())(context);
   } catch (error) {
-    io.stderr.write(formatError(error, { debug }));
+    io.stderr.write(formatError(error, { debug, file }));
     if (isUsageError(error)) return ExitCode.USAGE;
     if (json) io.stdout.write(`${toJson({ ok: false, error: errorJson(error) })}\n`);
     return ExitCode.FAILED;

@@ -63,7 +63,7 @@ export function watchStarts(runtime: Runtime, io: CliIo, options: { progress: bo
           ErrorCode.ACTIVATION_FAILED,
           `server "${event.server}" failed to start twice with the same error, which looks permanent, so agents stopped waiting:\n` +
             `  ${error}\n` +
-            `Fix the server's command, args, env or cwd under servers.${event.server} in agents.yaml, then run the command again.`,
+            `Fix the server's command, args, env or cwd under servers.${event.server} in ${runtime.config.source ?? 'agents.yaml'}, then run the command again.`,
           { details: { server: event.server, tenant: event.tenant, restarts: event.restarts } },
         ),
       );

@@ -23,15 +23,26 @@ export interface AwaitOptions {
   readonly signal: AbortSignal | undefined;
 }
 
+/**
+ * The error of a request a server in ERROR cannot serve, in the words of whoever holds the
+ * `McpClient`: `start()` or `reconnect()` begins afresh. The runtime words it for its own readers
+ * (see tool-call/server-down.ts), from `details`: `server`, `restarts`, `reason` and `lastError`.
+ */
 export function serverInErrorError(snapshot: ServerSnapshot, what: string): McpActorsError {
   const { config, lastError, restartCount } = snapshot.context;
-  const reason = lastError ? `: ${lastError.message}` : '';
-  return new McpActorsError(
-    ErrorCode.SERVER_IN_ERROR,
-    `server "${config.name}" is in ERROR (after ${restartCount} automatic restart${restartCount === 1 ? '' : 's'})${reason}. ` +
-      `${what} cannot run until start() or reconnect() is called once the cause is fixed`,
-    { cause: lastError, details: { server: config.name, reason: lastError?.code, restarts: restartCount } },
-  );
+  const gaveUp = `gave up after ${restartCount} automatic restart${restartCount === 1 ? '' : 's'} and is in ERROR`;
+  const reason = lastError ? ` (${lastError.code}: ${lastError.message})` : '';
+  // start() and reconnect() are themselves the way back: name the other, never the call that failed.
+  const remedy = what === 'start()' || what === 'reconnect()' ? `fix the cause, then call ${what} again` : `${what} did not run; fix the cause, then call start() or reconnect()`;
+  return new McpActorsError(ErrorCode.SERVER_IN_ERROR, `server "${config.name}" ${gaveUp}${reason}; ${remedy}`, {
+    cause: lastError,
+    details: {
+      server: config.name,
+      reason: lastError?.code,
+      restarts: restartCount,
+      ...(lastError ? { lastError: { code: lastError.code, message: lastError.message } } : {}),
+    },
+  });
 }
 
 export async function awaitConnection(actor: ServerActorRef, options: AwaitOptions): Promise<ServerConnection> {

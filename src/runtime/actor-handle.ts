@@ -11,6 +11,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { executeToolCall } from '../tool-call/execute-tool-call.js';
 import { unknownToolOutcome } from '../tool-call/run-tool-call.js';
+import { activationFailedError } from '../tool-call/server-down.js';
 import { toolCallSteps } from '../tool-call/tool-call-steps.js';
 import { CallSet } from '../tool-call/call-signal.js';
 import { argsAreValid, invalidArgsError } from '../tool-call/tool-call-errors.js';
@@ -203,7 +204,7 @@ export class ActorHandle implements AsyncDisposable {
       }
       if (this.toolsetStale) this.refreshToolset();
       const tool = this.toolset.get(toolName);
-      if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()]));
+      if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()], this.activation?.unavailable));
       this.wiring.redactor.addArguments(toolName, args);
       const input: ToolCallInput = {
         callId,
@@ -394,11 +395,7 @@ export class ActorHandle implements AsyncDisposable {
         await lease.adapter.registerTools(this.registry, { namespace: server });
         started.push(server);
       } catch (cause) {
-        const error = new McpActorsError(
-          ErrorCode.ACTIVATION_FAILED,
-          `server "${server}" of actor "${this.name}" did not start: ${messageOf(cause)}`,
-          { cause, details: { server, required } },
-        );
+        const error = activationFailedError(server, this.name, cause, required);
         if (required) throw error;
         unavailable.push({ server, error });
         this.registerWhenRecovered(lease);

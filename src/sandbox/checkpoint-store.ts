@@ -589,7 +589,7 @@ export class CheckpointStore {
     const range = count === 0 ? '' : count === 1 ? `: ${this.#checkpoints[0]?.id}` : `: ${this.#checkpoints[0]?.id} … ${this.#checkpoints[count - 1]?.id}`;
     throw new McpActorsError(
       ErrorCode.CHECKPOINT_NOT_FOUND,
-      `no checkpoint ${JSON.stringify(id)} in this store; it holds ${count} checkpoint${count === 1 ? '' : 's'}${range} (see list())`,
+      `no checkpoint ${JSON.stringify(id)} in this store; it holds ${count} checkpoint${count === 1 ? '' : 's'}${range} (an actor's checkpoints() lists them)`,
       { details: { id, count } },
     );
   }

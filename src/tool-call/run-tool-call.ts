@@ -10,6 +10,7 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import { executeToolCall } from './execute-tool-call.js';
 import { toolCallSteps, type ToolCallEnvironment } from './tool-call-steps.js';
+import { serverDownError, serverDownReason, type DownServer } from './server-down.js';
 
 export interface ToolCallRequest {
   /** Full tool name, `<namespace>/<tool>`. */
@@ -28,22 +29,21 @@ export interface RunOptions {
 
 let sequence = 0;
 
-/** The outcome of a call that never started: the tool is not there. */
-export function unknownToolOutcome(callId: string, tool: string, known: readonly string[] = []): CallOutcome {
+/**
+ * The outcome of a call that never started: the tool is not there — or it is a tool of a server
+ * in `down` (one that did not start, or gave up), and the outcome says so, why, and the way back.
+ */
+export function unknownToolOutcome(callId: string, tool: string, known: readonly string[] = [], down: readonly DownServer[] = []): CallOutcome {
+  const server = down.find((entry) => tool.startsWith(`${entry.server}/`));
   const near = closest(tool, known);
   const hint = near !== undefined ? `did you mean "${near}"?` : 'tools are named "<namespace>/<tool>"';
-  return {
-    callId,
-    tool,
-    status: 'rejected',
-    result: undefined,
-    changes: [],
-    checkpointId: undefined,
-    error: new McpActorsError(ErrorCode.NOT_FOUND, `no tool named "${tool}" is available; ${hint}`, {
-      details: { tool, ...(near !== undefined ? { suggestion: near } : {}) },
-    }),
-    durationMs: 0,
-  };
+  const error =
+    server !== undefined
+      ? serverDownError(tool, serverDownReason(server.server, server.error))
+      : new McpActorsError(ErrorCode.NOT_FOUND, `no tool named "${tool}" is available; ${hint}`, {
+          details: { tool, ...(near !== undefined ? { suggestion: near } : {}) },
+        });
+  return { callId, tool, status: 'rejected', result: undefined, changes: [], checkpointId: undefined, error, durationMs: 0 };
 }
 
 /**
