@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'server-down-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const ready = join(dir, 'ready');
 const token = 'tok-9f3c1d77e2a4b5c6';
-const pidLog = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
+const pidLog: Record<string, string> = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
 
 // The fixture server, behind a start check that fails (quoting its secret, as servers do) until
 // the `ready` file exists: the cause an operator fixes.
