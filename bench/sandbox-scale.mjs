@@ -405,7 +405,7 @@ async function measureTree(name, repo) {
 // ---- the report ---------------------------------------------------------------------------------
 const msText = (x) => (x === undefined || Number.isNaN(x) ? 'n/a' : x >= 100 ? `${Math.round(x).toLocaleString('en')} ms` : `${x.toFixed(1)} ms`);
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-const ratioText = (x) => (x === undefined || !Number.isFinite(x) ? '—' : `${x.toFixed(2)}×`);
+const ratioText = (x) => (x === undefined || !Number.isFinite(x) ? '—' : `${x < 0.1 ? x.toPrecision(2) : x.toFixed(2)}×`);
 const verdict = (ok) => (ok === undefined ? '—' : ok ? 'PASS' : 'MISS');
 
 function treeTable(result) {
