@@ -63,7 +63,9 @@ export function modelAnswerOf(outcome: CallOutcome): ModelAnswer {
 }
 
 /** One MCP content block as a model block; what has no model form is said as text. */
-function blockOf(block: Readonly<Record<string, unknown>>): ModelBlock {
+function blockOf(content: object): ModelBlock {
+  // Read field by field: a server may send blocks a later spec adds, or fields of the wrong type.
+  const block = content as Readonly<Record<string, unknown>>;
   const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
   switch (block.type) {
     case 'text':

@@ -8,8 +8,10 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiSdkTools, type ModelAnswer } from '../../src/frameworks/ai-sdk.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { aiSdkTools, modelToolName, type ModelAnswer } from '../../src/frameworks/ai-sdk.js';
+import { createRuntime } from '../../src/runtime/create-runtime.js';
+import { fixtureServerPath } from '../../src/testing/fixture.js';
 import { MODEL_NAME, PNG, openNotesActor, sandboxFile, type NotesActor } from '../support/frameworks-actor.js';
 
 let notes: NotesActor;
@@ -93,8 +95,32 @@ describe('an actor in the AI SDK', () => {
     expect(sandboxFile(notes, 'todo.md')).toBe('buy milk\n');
   });
 
-  it('reads the tool list anew at each call', async () => {
-    const names = Object.keys(aiSdkTools(notes.actor, { filter: (tool) => tool.category === 'read' }));
-    expect(names).toEqual(['notes__notes_read']);
+  it('hands over a tool list that changed at the next call, a renamed name mapped back to the tool', async () => {
+    // A real server whose tool list changes: the fixture adds a tool named as no model API takes it.
+    const runtime = await createRuntime({
+      config: {
+        servers: { fixture: { command: process.execPath, args: [fixtureServerPath()] } },
+        skills: { fixture: { mcp_servers: ['fixture'] } },
+        actors: { tinkerer: { skills: ['fixture'], permissions: { execute: 'allow' } } },
+      },
+    });
+    try {
+      const actor = await runtime.activate('tinkerer', { tenant: 'acme' });
+      const first = scriptedModel([{ name: 'fixture__tools_add', input: { name: 'late.tool' } }]);
+      await generateText({ model: first.model, tools: aiSdkTools(actor), stopWhen: stepCountIs(4), prompt: 'Add a tool' });
+      expect(first.requests[0]!.tools!.map((tool) => tool.name)).not.toContain(modelToolName('fixture/late.tool'));
+      await vi.waitFor(() => expect(actor.tools().map((tool) => tool.name)).toContain('fixture/late.tool'), { timeout: 10_000 });
+
+      const late = modelToolName('fixture/late.tool');
+      expect(late).toMatch(/^fixture__late_tool___[0-9a-f]{10}$/);
+      const second = scriptedModel([{ name: late, input: {} }]);
+      const result = await generateText({ model: second.model, tools: aiSdkTools(actor), stopWhen: stepCountIs(4), prompt: 'Use it' });
+      const sent = second.requests[0]!.tools!.map((tool) => tool.name);
+      expect(sent).toContain(late);
+      for (const name of sent) expect(name).toMatch(MODEL_NAME);
+      expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ ok: true, text: 'late.tool' });
+    } finally {
+      await runtime.shutdown();
+    }
   });
 });
