@@ -13,7 +13,10 @@ const piece = fc.oneof(
   fc.stringMatching(/^[a-z0-9]{1,12}$/),
   fc.string({ maxLength: 6, unit: 'binary' }),
 );
+// A small alphabet, so that names which a careless mapping would confuse come up often.
+const nearName = fc.array(fc.constantFrom('a', 'b', '/', '_', '.', '-'), { minLength: 1, maxLength: 6 }).map((parts) => parts.join(''));
 const toolName = fc.oneof(
+  nearName,
   fc.array(piece, { maxLength: 14 }).map((parts) => parts.join('')),
   fc.tuple(fc.stringMatching(/^[a-z][a-z0-9_-]{0,40}$/), fc.stringMatching(/^[a-z][a-z0-9_-]{0,40}$/)).map(([s, t]) => `${s}/${t}`),
   fc.string({ maxLength: 100, unit: 'grapheme' }),
