@@ -2,7 +2,7 @@
 export { createRuntime, type ActivateOptions, type ActorSpec, type Runtime, type RuntimeOptions, type RuntimeStatus, type ServerStatus } from './runtime/create-runtime.js';
 export { ActorHandle, type ActorCallOptions, type ActorTool } from './runtime/actor-handle.js';
 export type { RuntimeEvent, AuditRecord } from './runtime/runtime-events.js';
-export { categoryOf, type ApprovalCallback, type ApprovalRequest, type ExecutePolicy, type PermissionPolicy } from './runtime/permissions.js';
+export { categoryOf, toolCategory, type ApprovalCallback, type ApprovalRequest, type CategoryDecision, type ExecutePolicy, type PermissionPolicy } from './runtime/permissions.js';
 export { bindPlaceholders } from './runtime/placeholders.js';
 
 // Errors and configuration.
@@ -38,6 +38,17 @@ export { withCallContext, type CallContext } from './client/call-context.js';
 export { McpToolAdapter, type McpToolAdapterOptions, type McpToolDescriptor, type McpToolResult, type RegisterOptions } from './adapter/mcp-tool-adapter.js';
 export { ToolRegistry, type ToolRegistryChange } from './registry/tool-registry.js';
 export { TOOL_SOURCES, ToolErrorCode, type InvokeOptions, type ToolDescriptor, type ToolHandler, type ToolResult, type ToolSource } from './registry/tool-descriptor.js';
+export type {
+  AudioContentBlock,
+  BlobResourceContents,
+  ContentAnnotations,
+  EmbeddedResourceBlock,
+  ImageContentBlock,
+  ResourceLinkBlock,
+  TextContentBlock,
+  TextResourceContents,
+  ToolContentBlock,
+} from './registry/tool-content.js';
 export {
   inferCapabilities,
   validateOverrides,

@@ -6,6 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
 import { ToolErrorCode, type ToolResult } from '../registry/tool-descriptor.js';
+import type { ToolContentBlock } from '../registry/tool-content.js';
 
 const TOOL_ERROR_CODES: ReadonlySet<unknown> = new Set(Object.values(ToolErrorCode));
 const isToolErrorCode = (value: unknown): value is ToolErrorCode => TOOL_ERROR_CODES.has(value);
@@ -15,11 +16,11 @@ export function toMcpToolResult(
   tool: { readonly name: string; readonly outputSchema: JsonSchema | undefined },
   durationMs: number,
 ): ToolResult {
-  const content = (answer.content ?? []) as Record<string, unknown>[];
+  const content: readonly ToolContentBlock[] = answer.content ?? [];
   const data = answer.structuredContent;
   if (answer.isError) {
     const first = content[0];
-    const text = first && first.type === 'text' && typeof first.text === 'string' ? first.text : 'unknown error';
+    const text = first?.type === 'text' ? first.text : 'unknown error';
     // A server of ours (serveOverStdio) says which kind of failure it was in _meta.errorCode.
     const declared = (answer._meta as { errorCode?: unknown } | undefined)?.errorCode;
     const errorCode = isToolErrorCode(declared) ? declared : 'SERVER_ERROR';

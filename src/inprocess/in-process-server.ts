@@ -16,6 +16,7 @@ import { inferCapabilities } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema, type SchemaViolation } from '../registry/json-schema-validators.js';
 import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolHandler, type ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { ToolContentBlock } from '../registry/tool-content.js';
 import type { CallSignal } from '../tool-call/call-signal.js';
 import type { DomainServer } from './define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES, domainToolProblems, type DomainTool, type LogLevel, type ToolContext } from './define-tool.js';
@@ -352,7 +353,7 @@ function contentCompleted(
   }
   return {
     success: true,
-    content: content as readonly Record<string, unknown>[],
+    content: content as readonly ToolContentBlock[], // contentProblem found none that MCP does not know
     data: structured,
     error: undefined,
     errorCode: undefined,

@@ -6,6 +6,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import type { CapabilityProvenance, InferenceInput, ToolAnnotations, ToolCapability } from './capabilities.js';
 import type { JsonSchema } from './json-schema-validators.js';
+import type { ToolContentBlock } from './tool-content.js';
 import type { CallSignal } from '../tool-call/call-signal.js';
 
 export const TOOL_SOURCES = ['mcp', 'builtin', 'custom', 'agent-skill'] as const;
@@ -37,8 +38,8 @@ export interface ToolDescriptor {
 /** The result every tool invocation gives, whatever its source; never thrown for a tool-level failure. */
 export interface ToolResult {
   readonly success: boolean;
-  /** The MCP content blocks. */
-  readonly content: readonly Record<string, unknown>[];
+  /** The MCP content blocks (text, image, audio, resource_link, resource): narrow on `type`. */
+  readonly content: readonly ToolContentBlock[];
   /** The structured content, when the tool gives one. */
   readonly data: unknown;
   readonly error: string | undefined;

@@ -3,8 +3,9 @@ import { formatOutcome, outcomeJson, resultText } from '../../../src/cli/format-
 import { McpActorsError } from '../../../src/errors/mcp-actors-error.js';
 import type { CallOutcome } from '../../../src/tool-call/tool-call-io.js';
 import type { ToolResult } from '../../../src/registry/tool-descriptor.js';
+import type { ToolContentBlock } from '../../../src/registry/tool-content.js';
 
-function result(content: Record<string, unknown>[], extra: Partial<ToolResult> = {}): ToolResult {
+function result(content: readonly ToolContentBlock[], extra: Partial<ToolResult> = {}): ToolResult {
   return { success: true, content, data: undefined, error: undefined, errorCode: undefined, durationMs: 1, ...extra };
 }
 
@@ -91,7 +92,7 @@ describe('resultText', () => {
       result([
         { type: 'text', text: 'a' },
         { type: 'image', mimeType: 'image/png', data: 'AAAA' },
-        { type: 'resource_link', uri: 'file:///x' },
+        { type: 'resource_link', uri: 'file:///x', name: 'x' },
         { type: 'resource', resource: { uri: 'file:///y', text: 'inside' } },
       ]),
     );
