@@ -1,10 +1,11 @@
 /**
  * Every JavaScript block of the README runs as printed, as a user would paste it into a `.mjs` file
  * at the package root (`mcp-actors` resolves to this package by its own name), on the Node this run
- * uses — Node 20 by default, and 22 and 24 in `.ci/run`.
+ * uses — Node 20 by default, and 22 and 24 in `.ci/run`. So does every `examples/*.mjs` (the package
+ * ships examples/), run as `node examples/<file>`.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -33,5 +34,23 @@ describe('README JavaScript examples', () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [file], { cwd: root, timeout: 60_000 });
     expect(stderr).not.toMatch(/Error|Warning/);
     expect(stdout.length).toBeGreaterThan(0);
+  }, 90_000);
+});
+
+const examples = readdirSync(join(root, 'examples')).filter((name) => name.endsWith('.mjs'));
+/** What an example must print, beyond running: what it shows a reader. */
+const printed: Readonly<Record<string, RegExp>> = {
+  'embed-config.mjs': /files\/directory_tree \(read\)[\s\S]*it counts as writing because of [\s\S]*write_file: committed[\s\S]*after rollback: 0 changes/,
+};
+
+describe('examples/*.mjs', () => {
+  it('has the createRuntime({ config }) example', () => {
+    expect(examples).toContain('embed-config.mjs');
+  });
+
+  it.each(examples)('examples/%s runs and exits 0', async (name) => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join('examples', name)], { cwd: root, timeout: 60_000 });
+    expect(stderr).not.toMatch(/Error|Warning/);
+    expect(stdout).toMatch(printed[name] ?? /./);
   }, 90_000);
 });
