@@ -43,6 +43,8 @@ export interface Layout {
    * project is a subdirectory of the repository.
    */
   readonly seed?: CheckpointSeed;
+  /** What creation carried from the host into the worktree (git kind): all the baseline adds to HEAD. */
+  readonly carried?: readonly string[];
   /** Runs `git hash-object` on host files with the same attributes and filters as the sandbox. */
   readonly hostHash: TreeStore;
   readonly addArgs: readonly string[];
@@ -95,7 +97,7 @@ export async function createWorktree(logicalRoot: string, repo: Repository, temp
   const seedIndex = join(tempDir, 'seed.index');
   await copyWithTimes(join(adminDir, 'index'), seedIndex);
   const exact = repo.prefix === '' && (await checkoutIsExact(repo, worktree, adminDir));
-  await carryHostWork(repo.top, worktree, tempDir, includeIgnored);
+  const carried = await carryHostWork(repo.top, worktree, tempDir, includeIgnored);
 
   // The private index starts as a copy of the worktree's own (same timestamps, so git's stat cache
   // and racy-file checks stay valid): only the carried files get hashed for the baseline.
@@ -127,6 +129,7 @@ export async function createWorktree(logicalRoot: string, repo: Repository, temp
     },
     gitLink,
     ...(exact ? { seed: { index: seedIndex, objects: [join(repo.commonDir, 'objects'), objects] } } : {}),
+    carried,
     hostHash: { cwd: logicalRoot, env: {} },
     addArgs: ['add', '--all'],
   };
@@ -167,7 +170,7 @@ async function checkoutIsExact(repo: Repository, worktree: string, adminDir: str
  * (staged or not; deletions too), untracked files git does not ignore, and ignored ones on request.
  * Bytes and modes are copied; `git apply` would trip over filters and line-ending settings.
  */
-export async function carryHostWork(top: string, worktree: string, tempDir: string, includeIgnored: boolean): Promise<void> {
+export async function carryHostWork(top: string, worktree: string, tempDir: string, includeIgnored: boolean): Promise<string[]> {
   const ours = relative(top, tempDir).split(sep).join('/');
   const notOurs = (path: string): boolean => !isStrictlyInside(tempDir, top) || (path !== ours && !path.startsWith(`${ours}/`));
   const skip: SkipEntry = (_, __, source) => source === tempDir;
@@ -188,6 +191,8 @@ export async function carryHostWork(top: string, worktree: string, tempDir: stri
   const untracked = others.filter((p) => !p.endsWith('/'));
   const paths = [...present, ...untracked, ...ignored.map((p) => p.replace(/\/$/, ''))].filter(notOurs);
   await Promise.all(paths.map((path) => carry(() => copyEntry(join(top, path), join(worktree, path), { skip }))));
+  // Ignored files are context, never part of the change set: not in the baseline either.
+  return [...tracked, ...untracked].filter(notOurs);
 }
 
 /** `git status --porcelain=v2 -z` records: changed tracked paths (ordinary and unmerged), untracked, ignored. */
@@ -243,6 +248,28 @@ export async function snapshot(layout: Layout, deniedReads: readonly string[] = 
     await runGit(layout.addArgs, box === undefined ? layout.store : { ...layout.store, confined: box.plan });
   } finally {
     box?.dispose();
+  }
+  return (await runGit(['write-tree'], layout.store)).stdout.trim();
+}
+
+/** More carried paths than this and the baseline is taken by a whole `git add --all`. */
+const CARRIED_PATHSPEC_LIMIT = 2_000;
+
+/**
+ * The tree a new sandbox starts from. A worktree's private index is the checkout's, so HEAD plus
+ * the carried paths is all there is to add: no server has run in the worktree yet, so git may read
+ * them by path, and nothing else of the tree is looked at. Otherwise (a copy, or very many carried
+ * paths) a whole snapshot.
+ */
+export async function baselineOf(layout: Layout): Promise<string> {
+  const carried = layout.carried;
+  if (layout.kind !== 'git-worktree' || carried === undefined || carried.length > CARRIED_PATHSPEC_LIMIT) return snapshot(layout);
+  if (carried.length > 0) {
+    const added = await runGit(['add', '--all', '--', ...carried], { ...layout.store, env: { ...layout.store.env, GIT_LITERAL_PATHSPECS: '1' } }).then(
+      () => true,
+      () => false, // a host file gone between the scan and the copy: the whole snapshot copes
+    );
+    if (!added) return snapshot(layout);
   }
   return (await runGit(['write-tree'], layout.store)).stdout.trim();
 }

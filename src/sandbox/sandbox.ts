@@ -41,7 +41,7 @@ import {
   type LeftSandbox,
   type SandboxManifest,
 } from './sandbox-reopen.js';
-import { createCopy, createWorktree, probeRepository, projectDirectory, snapshot, type Layout, type SandboxKind } from './sandbox-layout.js';
+import { baselineOf, createCopy, createWorktree, probeRepository, projectDirectory, snapshot, type Layout, type SandboxKind } from './sandbox-layout.js';
 
 export interface SandboxOptions {
   /** The host project (the logical root). */
@@ -177,7 +177,7 @@ export class Sandbox implements AsyncDisposable {
         ? await createWorktree(logicalRoot, repository, tempDir, includeIgnored)
         : await createCopy(logicalRoot, tempDir, includeIgnored);
       const id = options.id ?? tempDir.slice(join(base, SANDBOX_DIR_PREFIX).length);
-      const sandbox = new Sandbox(layout, await snapshot(layout), id, Date.now(), false);
+      const sandbox = new Sandbox(layout, await baselineOf(layout), id, Date.now(), false);
       await sandbox.#saveManifest();
       return sandbox;
     } catch (error) {
