@@ -4,7 +4,7 @@
  * in order on a fresh `agents init` file in a temporary folder.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,11 @@ const editing = ['init', 'tool', 'skill', 'actor'].flatMap((command) =>
 );
 const work = mkdtempSync(join(tmpdir(), 'mcp-actors-help-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+// The examples name the file as an installed package holds it: a project with this package in its node_modules.
+const installed = join(work, 'installed-project');
+mkdirSync(join(installed, 'node_modules'), { recursive: true });
+symlinkSync(root, join(installed, 'node_modules', 'mcp-actors'));
+writeFileSync(join(installed, 'README.md'), '# a project that installed mcp-actors\n');
 
 describe("the help's examples", () => {
   it('name the shipped examples/agents.yaml and edit a file of their own', () => {
@@ -47,13 +52,13 @@ describe("the help's examples", () => {
   });
 
   it.each(shipped.filter((example) => !live(example)))('%s exits 0 from the package root', async (example) => {
-    const result = await agents(words(example), root);
+    const result = await agents(words(example), installed);
     expect(result.stderr).not.toMatch(/^error/m);
     expect(result.code).toBe(0);
   }, 90_000);
 
   it.each(shipped.filter(live))('%s shows the servers RUNNING and ends with 130 on Ctrl+C', async (example) => {
-    const child = spawn(process.execPath, [bin, ...words(example)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...words(example)], { cwd: installed, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

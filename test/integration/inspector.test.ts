@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createWebSocketInspector } from '@statelyai/inspect';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/create-runtime.js';
 import { fixtureServerPath } from '../../src/testing/fixture.js';
 import { connectViewer, waitForActors, type ReceivedMessage, type Viewer } from '../support/inspector-viewer.js';
 import { waitUntil } from '../support/wait.js';
@@ -42,7 +42,7 @@ async function viewerOf(runtime: Runtime): Promise<Viewer> {
   return viewer;
 }
 
-async function inspectedRuntime(cfg: unknown, lines: string[] = []): Promise<Runtime> {
+async function inspectedRuntime(cfg: RuntimeOptions['config'], lines: string[] = []): Promise<Runtime> {
   const runtime = await createRuntime({ config: cfg, inspect: { port: 0, print: (line) => lines.push(line) }, callTimeoutMs: 10_000 });
   runtimes.push(runtime);
   return runtime;
