@@ -54,7 +54,10 @@ export function removeInBackground(dir: string): Promise<void> {
     .finally(() => {
       removals.delete(dir);
       tellReaper(`~${dir}\n`);
-      if (live.size === 0 && removals.size === 0) scheduleRetirement();
+      if (live.size > 0 || removals.size > 0) return;
+      // `shutdown()` asked for the reaper to go while this removal ran: it goes now.
+      if (retireAsked) endReaper();
+      else scheduleRetirement();
     });
 }
 
@@ -66,6 +69,8 @@ export function pendingRemovals(): ReadonlySet<string> {
 let reaper: ChildProcess | undefined;
 let reaperUnavailable = false;
 let retireTimer: NodeJS.Timeout | undefined;
+/** `retireReaper()` was called while background removals ran: the last one to end ends the reaper. */
+let retireAsked = false;
 
 /**
  * How long the reaper stays after the last group ended: a run of sandboxed writes (three git
@@ -75,7 +80,9 @@ export const REAPER_LINGER_MS = 3_000;
 
 /** Starts the reaper when needed; best effort — without it, only a SIGKILL of the host can leak. */
 function tellReaper(line: string): void {
-  if (reaperUnavailable) return;
+  // A process that dies with its parent anyway (the confined rollback worker, in bubblewrap with
+  // --die-with-parent and its own PID namespace) needs no reaper of its own.
+  if (reaperUnavailable || process.env.MCP_ACTORS_NO_REAPER === '1') return;
   if (!reaper) {
     const script = fileURLToPath(new URL('./reaper.mjs', import.meta.url));
     if (!existsSync(script)) {
@@ -133,6 +140,7 @@ function scheduleRetirement(): void {
  * With groups still tracked it does nothing: the reaper is still guarding them.
  */
 export async function retireReaper(): Promise<void> {
+  retireAsked = removals.size > 0;
   if (live.size > 0 || removals.size > 0 || !reaper) return;
   const ending = endReaper();
   if (!ending || ending.exitCode !== null || ending.signalCode !== null) return;
@@ -160,6 +168,7 @@ export function reaperPid(): number | undefined {
  */
 export function trackGroup(pgid: number, options: { log?: boolean } = {}): void {
   installExitHook();
+  retireAsked = false;
   clearTimeout(retireTimer);
   retireTimer = undefined;
   live.add(pgid);

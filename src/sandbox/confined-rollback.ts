@@ -119,7 +119,8 @@ export class ConfinedRollbackWorker {
     const child = spawn(this.#confinement.bwrap, confinedRollbackArgs(this.#root, this.#storeDir), {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
-      env: Object.fromEntries(PASSED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]]))),
+      // No reaper of its own: the worker and its git die with bwrap, which dies with this process.
+      env: { ...Object.fromEntries(PASSED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]]))), MCP_ACTORS_NO_REAPER: '1' },
     });
     this.#child = child;
     const pid = child.pid;
