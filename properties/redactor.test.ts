@@ -10,6 +10,8 @@ describe('redactor laws', () => {
   it('no secret is left in any string of redacted data, and redacting twice changes nothing', () => {
     fc.assert(
       fc.property(fc.array(secret, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(text, fc.nat(3), text), { maxLength: 6 }), (secrets, parts) => {
+        // Keys are redacted too (matching ignores case): a secret inside this test's own keys would hide them.
+        fc.pre(secrets.every((s) => !['strings', 'nested', 'list'].some((key) => key.includes(s.toLowerCase()))));
         const redactor = new Redactor();
         for (const s of secrets) redactor.addSecret(s);
         const strings = parts.map(([before, which, after]) => `${before}${secrets[which % secrets.length]}${after}`);
