@@ -3,7 +3,7 @@
  * table is redrawn in place and shows a crash and the recovery live; Ctrl+C stops every server and
  * exits 130 with no process left. Piped, it prints one plain line per change and no escape codes.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { agentsProject, fixtureServer, spawnAgents } from '../support/agents-cli.js';
 import { expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
@@ -14,7 +14,21 @@ const project = agentsProject('mcp-actors-watch-', () => ({
   actors: { helper: { skills: ['ops'] } },
 }));
 
-const watch = (terminal: boolean) => spawnAgents(['status', 'helper', '--watch'], { cwd: project.dir, terminal });
+const runs: ReturnType<typeof spawnAgents>[] = [];
+const watch = (terminal: boolean) => {
+  const run = spawnAgents(['status', 'helper', '--watch'], { cwd: project.dir, terminal });
+  runs.push(run);
+  return run;
+};
+
+// A test that failed before its Ctrl+C still stops what it started (Ctrl+C, as an operator would).
+afterEach(async () => {
+  for (const run of runs.splice(0)) {
+    if (run.child.exitCode !== null || run.child.signalCode !== null) continue;
+    run.interrupt();
+    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  }
+});
 
 const pidsOf = (text: string): number[] => [...text.matchAll(/RUNNING\S*\s+(\d+)/g)].map((m) => Number(m[1]));
 
