@@ -5,64 +5,13 @@
  * a bounded number of bytes however big the answers; a huge unknown tool name is not echoed back
  * whole. (Floods of hundreds of sessions and megabytes: test/system/served-floods.system.ts.)
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { defineServer } from '../../src/inprocess/define-server.js';
-import { defineTool } from '../../src/inprocess/define-tool.js';
-import { serveOverHttp, type HttpServedDomainServer, type ServeHttpOptions } from '../../src/inprocess/serve-http.js';
+import { describe, expect, it } from 'vitest';
 import type { ServedAuditRecord } from '../../src/inprocess/served-access.js';
+import { blobServer, initialize, MCP_HEADERS as HEADERS, servedHarness } from '../support/served-http.js';
 
-const blob = defineServer({
-  name: 'blob',
-  tools: [
-    defineTool({
-      name: 'blob_make',
-      domain: 'blob',
-      category: 'read',
-      description: 'Answers with a string of `size` characters.',
-      input: { type: 'object', properties: { size: { type: 'integer', minimum: 0, maximum: 1_000_000 }, pad: { type: 'string' } }, required: ['size'] },
-      call: ({ size }: { size: number }) => ({ data: 'x'.repeat(size) }),
-    }),
-  ],
-});
-
-// Tenant from the token's prefix, subject from the whole token: `a-1` is tenant a, subject a-1.
-const authenticate: NonNullable<ServeHttpOptions['authenticate']> = (request) => {
-  const token = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
-  return /^[a-z]-\d+$/.test(token) ? { tenant: token.slice(0, 1), subject: token } : undefined;
-};
-
-const served: HttpServedDomainServer[] = [];
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(served.splice(0).map((server) => server.close()));
-});
-
-async function serve(options: Partial<ServeHttpOptions>): Promise<HttpServedDomainServer> {
-  const server = await serveOverHttp(blob, { announce: false, authenticate, ...options });
-  served.push(server);
-  return server;
-}
-
-const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-
-async function initialize(url: string, token: string): Promise<number> {
-  const answer = await fetch(url, { method: 'POST', headers: { ...HEADERS, Authorization: `Bearer ${token}` }, body: INITIALIZE });
-  await answer.arrayBuffer();
-  return answer.status;
-}
-
-async function connect(url: string, token: string): Promise<{ client: Client; sessionId: string }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-  const client = new Client({ name: token, version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return { client, sessionId: transport.sessionId! };
-}
+const { serve, connect } = servedHarness(blobServer(1_000_000));
 
 describe('sessions are capped per tenant', () => {
   it("keeps tenant a at its quota with 429 while tenant b's initialize still succeeds", async () => {
