@@ -14,8 +14,9 @@ import { resetConfinementProbes } from '../../src/actors/confinement/probe.js';
 import { isMcpActorsError } from '../../src/errors/index.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
 import { createGitProject } from '../support/git-project.js';
+import { outsideTempDir } from '../support/outside-temp.js';
 
-const FAKES = fileURLToPath(new URL('../../.test-work/', import.meta.url));
+const FAKES = outsideTempDir();
 let fakes: string;
 let busyPath: string;
 const hostPath = process.env.PATH;

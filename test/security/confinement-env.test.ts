@@ -17,9 +17,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { confinementStatus } from '../../src/actors/confinement/confinement-status.js';
 import { findBwrap, resetConfinementProbes } from '../../src/actors/confinement/probe.js';
 import { McpClient } from '../../src/client/mcp-client.js';
+import { outsideTempDir } from '../support/outside-temp.js';
 
 const PROBE = fileURLToPath(new URL('../support/confine-probe-server.mjs', import.meta.url));
-const WORK_BASE = fileURLToPath(new URL('../../.test-work/', import.meta.url));
+const WORK_BASE = outsideTempDir();
 
 let work: string;
 let hostHome: string;

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeConfinement, resetConfinementProbes } from '../../../../src/actors/confinement/probe.js';
+import { outsideTempDir } from '../../../support/outside-temp.js';
 
-const FAKES = fileURLToPath(new URL('../../../../.test-work/', import.meta.url));
+const FAKES = outsideTempDir();
 const temps: string[] = [];
 afterEach(() => {
   resetConfinementProbes();
