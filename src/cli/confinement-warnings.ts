@@ -6,7 +6,7 @@
  * host's values only, so such an entry changes what the server sees, not what it may touch.
  */
 import type { AgentsConfig } from '../config/agents-file.js';
-import type { FoundProblem } from '../config/problem-text.js';
+import type { FoundProblem } from '../config/found-problem.js';
 
 /** Names a server's env may hold that confinement does not read (compared without case). */
 const HOST_ONLY_NAMES = new Set(['HOME', 'PATH', 'TMPDIR', 'TMP', 'TEMP', 'USERPROFILE', 'YARN_CACHE_FOLDER', 'PNPM_HOME', 'BUN_INSTALL', 'DENO_DIR']);

@@ -11,7 +11,7 @@
  */
 
 import { isRecord } from './file-keys.js';
-import type { FoundProblem, PathSegment } from './problem-text.js';
+import type { FoundProblem, PathSegment } from './found-problem.js';
 
 /** Placeholders the runtime fills in itself when a server starts; never read from the environment. */
 export const RUNTIME_PLACEHOLDERS = ['SANDBOX_ROOT', 'TENANT'] as const;

@@ -4,7 +4,7 @@
  * the schema, so only the schema's own keys are renamed, never user data (env names, skill names).
  */
 
-import type { FoundProblem, PathSegment } from './problem-text.js';
+import type { FoundProblem, PathSegment } from './found-problem.js';
 
 export type SchemaNode = Readonly<Record<string, unknown>>;
 

@@ -10,23 +10,8 @@ import type { ErrorObject } from 'ajv';
 import { type KeyStyle, type SchemaNode, isRecord, propertiesOf, toCamelKey, toSnakeKey } from './file-keys.js';
 import { SERVER_NAME_PATTERN } from './server-schema.js';
 import { closest, quotedList } from './suggest.js';
+import type { FoundProblem, PathSegment } from './found-problem.js';
 
-export type PathSegment = string | number;
-
-/** A problem before its path is rendered: the path is still a list of keys and indices. */
-export interface FoundProblem {
-  readonly path: readonly PathSegment[];
-  readonly problem: string;
-  readonly hint?: string;
-  /** The variable, when the only problem is that a `${VAR}` reference is not set. */
-  readonly unset?: string;
-  /**
-   * The value the problem is about, as text (each string and number in it): where that value is a
-   * secret (under `headers` or `env`, a key named like a credential, a `${VAR}` expansion),
-   * `placeProblems` takes it out of the problem and the hint.
-   */
-  readonly shown?: readonly string[];
-}
 
 /** `"5000" (a string)`, `5000 (a number)`, `null`, `a list`, `an object`. */
 export function show(value: unknown): string {

@@ -4,7 +4,7 @@
  * `api_key`, `token`, `client_secret`, `password`, ...), and a `url` with a password in it. A
  * value that came from a `${VAR}` expansion is secret wherever it is (told by its source text).
  */
-import type { PathSegment } from './problem-text.js';
+import type { PathSegment } from './found-problem.js';
 import { REDACTED } from '../redaction/redactor.js';
 
 /** The free-form maps whose every value is secret. */

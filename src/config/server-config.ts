@@ -7,7 +7,8 @@
 import { ConfigError } from '../errors/index.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
 import { type KeyStyle, fromApiKeys, isRecord, styledPath, toApiKeys, toCamelKey } from './file-keys.js';
-import { type FoundProblem, type PathSegment, problemsFromAjv, show } from './problem-text.js';
+import { problemsFromAjv, show } from './problem-text.js';
+import type { FoundProblem, PathSegment } from './found-problem.js';
 import { type ResolvedServerConfig, type TransportKind, TRANSPORTS, serverConfigSchema } from './server-schema.js';
 import { placeProblems } from './source-locations.js';
 import { quotedList } from './suggest.js';

@@ -8,7 +8,7 @@
 
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import type { FoundProblem } from './problem-text.js';
+import type { FoundProblem } from './found-problem.js';
 import type { ResolvedServerConfig } from './server-config.js';
 import { markResolved } from './server-config.js';
 

@@ -3,7 +3,7 @@
 import type { Document, DocumentOptions, Node, ParseOptions, SchemaOptions } from 'yaml';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { type ConfigProblem, ConfigError } from '../errors/index.js';
-import type { FoundProblem, PathSegment } from './problem-text.js';
+import type { FoundProblem, PathSegment } from './found-problem.js';
 import { concealValues, cutAtSecret, hasUserInfo, secretDepth } from './secret-paths.js';
 
 /** A position in a text, both counted from 1, as editors and compilers print them. */

@@ -4,7 +4,7 @@
  */
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { FoundProblem } from './problem-text.js';
+import type { FoundProblem } from './found-problem.js';
 
 /** One unset `${VAR}` of a server entry: the variable, and where it is written. */
 export interface UnsetVariable {
