@@ -6,7 +6,7 @@
 // inspector server and one WebSocket viewer), heap per supervised server, crash recovery, a long
 // run's heap and listeners, and the messages each call puts on the wire.
 //
-//   npm run bench                      (builds first; writes docs/BENCHMARKS.md and docs/benchmarks.svg)
+//   npm run bench                      (builds first; writes docs/benchmarks.md and docs/benchmarks.svg)
 //   node --expose-gc bench/call-path.mjs --smoke --out=DIR   (a few hundred calls, results verified)
 //
 // Speed is measured here, never asserted: the smoke run only checks that every answer is right.
@@ -490,7 +490,7 @@ Warnings printed during the run: ${warnings.length === 0 ? 'none' : warnings.joi
 `;
 
 mkdirSync(OUT, { recursive: true });
-writeFileSync(join(OUT, 'BENCHMARKS.md'), md);
+writeFileSync(join(OUT, 'benchmarks.md'), md);
 writeFileSync(join(OUT, 'benchmarks.svg'), chartSvg(rows, { inFlight: IN_FLIGHT }));
 process.stdout.write(md);
 if (warnings.some((w) => w.startsWith('MaxListenersExceededWarning'))) process.exitCode = 1;

@@ -1,5 +1,5 @@
 // Self and total time per function of a V8 .cpuprofile (from `node --cpu-prof`), and self time per
-// file — how the call path's hot spots were found (docs/BENCHMARKS.md, issue 8).
+// file — how the call path's hot spots were found (docs/benchmarks.md, issue 8).
 //
 //   node --cpu-prof --cpu-prof-dir=prof some-driver.mjs && node bench/cpuprofile-top.mjs prof/*.cpuprofile [top=40]
 //

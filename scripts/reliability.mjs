@@ -1,5 +1,5 @@
 // `npm run reliability`: runs the whole fault matrix (test/reliability/, the model test at a
-// thousand commands) and writes docs/RELIABILITY.md from what the run observed. A row of the
+// thousand commands) and writes docs/reliability.md from what the run observed. A row of the
 // catalog whose test did not run, or failed, is marked ✗. Exits non-zero if any test failed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -52,6 +52,6 @@ did not run or failed (${missing} of ${catalog.length} this run; vitest exit cod
 run on a shared 2-core machine: they say what happened, not what to promise.
 ${body}`;
 if (!existsSync(join(root, 'docs'))) mkdirSync(join(root, 'docs'));
-writeFileSync(join(root, 'docs/RELIABILITY.md'), text);
-console.log(`docs/RELIABILITY.md: ${catalog.length - missing} of ${catalog.length} rows observed`);
+writeFileSync(join(root, 'docs/reliability.md'), text);
+console.log(`docs/reliability.md: ${catalog.length - missing} of ${catalog.length} rows observed`);
 process.exit(run.status === 0 && missing === 0 ? 0 : 1);

@@ -24,7 +24,7 @@ describe('npm run bench, smoke', () => {
     });
     expect(stderr).not.toMatch(/Error:/);
     expect(code).toBe(0);
-    const report = readFileSync(join(out, 'BENCHMARKS.md'), 'utf8');
+    const report = readFileSync(join(out, 'benchmarks.md'), 'utf8');
     expect(stdout).toBe(report);
     for (const name of ['raw SDK Client', 'LangChain MultiServerMCPClient', 'mcp-actors McpClient', 'mcp-actors McpClient, with the tenant _meta', 'mcp-actors actor.call (full pipeline)']) {
       expect(report).toContain(`| ${name} |`);
