@@ -1,8 +1,9 @@
-/** The README's example tests of `mcp-actors/testing`, as written there (imports from src/). */
+/** The example tests of `mcp-actors/testing` in docs/testing-kit.md, as written there (its regions are the doc's blocks; imports from src/). */
 import { expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { fixtureServerConfig, inProcessFixture, spawnedProcesses, waitForServerState } from '../../src/testing/index.js';
 
+// #region crash
 it('survives a server that crashes on its second call', async () => {
   const client = new McpClient(fixtureServerConfig({ name: 'flaky', crashAfter: 1 }));
   expect((await client.callTool('echo', { message: 'one' })).content).toEqual([{ type: 'text', text: 'one' }]);
@@ -12,7 +13,9 @@ it('survives a server that crashes on its second call', async () => {
   await client.stop();
   expect(spawnedProcesses().groups).toEqual([]);
 });
+// #endregion crash
 
+// #region in-process
 it('restarts an in-process server whose transport fails', async () => {
   const fixture = inProcessFixture({ crashAfter: 1 });
   const client = fixture.client({ name: 'flaky' });
@@ -23,3 +26,4 @@ it('restarts an in-process server whose transport fails', async () => {
   await client.dispose();
   expect(fixture.running).toBe(0);
 });
+// #endregion in-process
