@@ -1,5 +1,5 @@
 /**
- * The README's statechart pictures are generated from the machine definitions. This test fails
+ * The statechart pictures of docs/statecharts.md are generated from the machine definitions. This test fails
  * when they drift; `UPDATE_DIAGRAMS=1 npx vitest run test/unit/machines/diagrams.test.ts` rewrites them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { serverMachine } from '../../../src/machines/server-machine.js';
 import { toolCallMachine } from '../../../src/machines/tool-call-machine.js';
 import { toMermaid } from '../../../src/machines/to-mermaid.js';
 
-const README = new URL('../../../README.md', import.meta.url);
+const README = new URL('../../../docs/statecharts.md', import.meta.url);
 const machines: Record<string, AnyStateMachine> = {
   'server-machine': serverMachine,
   'tool-call-machine': toolCallMachine,
@@ -19,7 +19,7 @@ const machines: Record<string, AnyStateMachine> = {
   'runtime-machine': runtimeMachine,
 };
 
-describe('statechart diagrams in the README', () => {
+describe('statechart diagrams in docs/statecharts.md', () => {
   for (const [name, machine] of Object.entries(machines)) {
     it(`shows ${name} as it is defined`, () => {
       const readme = readFileSync(README, 'utf8');
@@ -27,7 +27,7 @@ describe('statechart diagrams in the README', () => {
       const close = `<!-- /diagram:${name} -->`;
       const start = readme.indexOf(open);
       const end = readme.indexOf(close);
-      expect(start, `README needs a ${open} ... ${close} block`).toBeGreaterThanOrEqual(0);
+      expect(start, `docs/statecharts.md needs a ${open} ... ${close} block`).toBeGreaterThanOrEqual(0);
       const block = `${open}\n\`\`\`mermaid\n${toMermaid(machine)}\n\`\`\`\n${close}`;
       if (process.env.UPDATE_DIAGRAMS) {
         writeFileSync(README, readme.slice(0, start) + block + readme.slice(end + close.length));
