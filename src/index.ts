@@ -37,7 +37,7 @@ export { withCallContext, type CallContext } from './client/call-context.js';
 // Tools, skills and capabilities.
 export { McpToolAdapter, type McpToolAdapterOptions, type McpToolDescriptor, type McpToolResult, type RegisterOptions } from './adapter/mcp-tool-adapter.js';
 export { ToolRegistry, type ToolRegistryChange } from './registry/tool-registry.js';
-export { TOOL_SOURCES, ToolErrorCode, type InvokeOptions, type ToolDescriptor, type ToolHandler, type ToolResult, type ToolSource } from './registry/tool-descriptor.js';
+export { TOOL_SOURCES, type InvokeOptions, type ToolDescriptor, type ToolHandler, type ToolResult, type ToolSource } from './registry/tool-descriptor.js';
 export type {
   AudioContentBlock,
   BlobResourceContents,

@@ -4,11 +4,11 @@
  * before the call; every tool-level failure comes back as an `McpToolResult` with an `errorCode`,
  * never as a throw.
  */
-import { ErrorCode as McpErrorCode, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient } from '../client/mcp-client.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
-import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
+import { McpActorsError } from '../errors/mcp-actors-error.js';
 import {
   inferCapabilities,
   type CapabilityOverrides,
@@ -19,9 +19,10 @@ import {
 } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
 import { NotJsonError, safeJsonCopy } from '../registry/safe-json.js';
-import { KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolResult } from '../registry/tool-descriptor.js';
+import { KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolResult } from '../registry/tool-descriptor.js';
 import { compileToolFilter, type ToolFilter } from '../registry/tool-filter.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import { toolFailure, toolFailureOf } from '../tool-call/tool-failure.js';
 import { toMcpToolResult } from './tool-result.js';
 
 /** A tool as discovered on the server, with what the adapter inferred about it. */
@@ -134,11 +135,11 @@ export class McpToolAdapter {
     try {
       const parsed = safeJsonCopy(args);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        return failed(started, 'VALIDATION', `validation failed: the arguments of "${name}" must be an object of named arguments`);
+        return toolFailure(started, 'VALIDATION', `validation failed: the arguments of "${name}" must be an object of named arguments`);
       }
       copy = parsed;
     } catch (error) {
-      if (error instanceof NotJsonError) return failed(started, 'VALIDATION', `validation failed: ${error.message}`);
+      if (error instanceof NotJsonError) return toolFailure(started, 'VALIDATION', `validation failed: ${error.message}`, { cause: error });
       throw error;
     }
 
@@ -148,24 +149,24 @@ export class McpToolAdapter {
       try {
         tool = await this.lookup(name);
       } catch (error) {
-        return failed(started, toolErrorCodeOf(error), messageOf(error));
+        return toolFailureOf(started, error);
       }
     }
     if (!tool) {
-      return failed(started, 'NOT_FOUND', `tool "${name}" not found on server "${this.server}"`);
+      return toolFailure(started, 'NOT_FOUND', `tool "${name}" not found on server "${this.server}"`, { details: { server: this.server } });
     }
-    if (tool.unusable) return failed(started, 'VALIDATION', `validation failed: ${tool.unusable}; the call was not sent`);
+    if (tool.unusable) return toolFailure(started, 'VALIDATION', `validation failed: ${tool.unusable}; the call was not sent`);
     const input = options[VALIDATED_AGAINST] === tool.inputSchema ? undefined : compileSchema(tool.inputSchema);
     if (input?.ok && !input.validate(copy)) {
       const violations = violationsOf(input.validate.errors);
-      return failed(started, 'VALIDATION', `validation failed for "${name}": ${describeViolations(violations)}`, { violations });
+      return toolFailure(started, 'VALIDATION', `validation failed for "${name}": ${describeViolations(violations)}`, { violations });
     }
 
     let answer;
     try {
       answer = await this.client.callTool(name, copy, options);
     } catch (error) {
-      return failed(started, toolErrorCodeOf(error), messageOf(error));
+      return toolFailureOf(started, error);
     }
     return toMcpToolResult(answer, tool, performance.now() - started);
   }
@@ -322,34 +323,5 @@ export class McpToolAdapter {
       `${what} on server "${this.server}" needs a connection: call connect() first`,
       { details: { server: this.server } },
     );
-  }
-}
-
-/** A call that failed before or without an answer (made only then: not a closure per call). */
-function failed(started: number, errorCode: ToolErrorCode, error: string, extra: Partial<ToolResult> = {}): McpToolResult {
-  return { success: false, content: [], data: undefined, error, errorCode, durationMs: performance.now() - started, ...extra };
-}
-
-/**
- * The kind of a failed request, from the error's structure (its code and the JSON-RPC code it
- * carries), never from its message text.
- */
-export function toolErrorCodeOf(error: unknown): ToolErrorCode {
-  if (!isMcpActorsError(error)) return 'SERVER_ERROR';
-  switch (error.code) {
-    case ErrorCode.REQUEST_TIMEOUT:
-    case ErrorCode.CANCELLED:
-    case ErrorCode.NOT_FOUND:
-      return error.code;
-    case ErrorCode.PROTOCOL_ERROR:
-      return error.details.mcpCode === McpErrorCode.MethodNotFound ? 'NOT_FOUND' : 'SERVER_ERROR';
-    // Refused by the client before it was sent (bad arguments or options): not a lost connection.
-    case ErrorCode.INVALID_ARGUMENT:
-      return 'VALIDATION';
-    case ErrorCode.PERMISSION_DENIED:
-    case ErrorCode.TENANT_MISMATCH:
-      return error.code;
-    default:
-      return 'CONNECTION_LOST';
   }
 }

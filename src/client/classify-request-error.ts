@@ -14,7 +14,8 @@ export interface RequestContext {
   readonly what: string;
   readonly timeoutMs: number;
   readonly signal: AbortSignal | undefined;
-  readonly connection: ServerConnection;
+  /** Only asked how it ended. */
+  readonly connection: Pick<ServerConnection, 'endedWith'>;
 }
 
 export function classifyRequestError(error: unknown, context: RequestContext): McpActorsError {
@@ -50,7 +51,7 @@ export function classifyRequestError(error: unknown, context: RequestContext): M
     );
   }
   if (error instanceof McpError) {
-    return new McpActorsError(ErrorCode.PROTOCOL_ERROR, `server "${server}" answered ${what} with an error: ${error.message}`, {
+    return new McpActorsError(ErrorCode.PROTOCOL_ERROR, `server "${server}" answered ${what} with error ${error.code}: ${wireMessageOf(error)}`, {
       cause: error,
       details: { ...details, mcpCode: error.code, data: error.data },
     });
@@ -60,6 +61,18 @@ export function classifyRequestError(error: unknown, context: RequestContext): M
     cause: error,
     details,
   });
+}
+
+/**
+ * The server's own words: the SDK prefixes every McpError's message with `MCP error <code>: `, and an
+ * SDK server sends that prefixed message over the wire, where the client's McpError prefixes it
+ * again. The code is said once, by the caller, from `error.code`.
+ */
+export function wireMessageOf(error: McpError): string {
+  const prefix = `MCP error ${error.code}: `;
+  let message = error.message;
+  while (message.startsWith(prefix)) message = message.slice(prefix.length);
+  return message;
 }
 
 function isConnectionClosed(error: unknown): boolean {

@@ -21,7 +21,8 @@ import { ErrorCode } from '../errors/codes.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { DomainServer } from './define-server.js';
 import { LOG_LEVELS, isPlainObject, type LogLevel } from './define-tool.js';
-import { callDomainTool, failure, prepareDomainTools, tenantSettings, type CallHooks, type PreparedDomainTool } from './in-process-server.js';
+import { callDomainTool, prepareDomainTools, tenantSettings, type CallHooks, type PreparedDomainTool } from './in-process-server.js';
+import { toolFailure } from '../tool-call/tool-failure.js';
 import { claimedTenant, decideAccess, type AuditOutcome, type ServedAuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
 import { categoryAnnotations } from './tool-category.js';
 import { traceServedCall } from '../telemetry/served-call-span.js';
@@ -185,7 +186,7 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
 }
 
 function refusal(errorCode: 'TENANT_MISMATCH' | 'PERMISSION_DENIED', rule: string, message: string): CallToolResult {
-  const answer = toCallToolResult(failure(performance.now(), errorCode, message));
+  const answer = toCallToolResult(toolFailure(performance.now(), errorCode, message));
   return { ...answer, _meta: { ...answer._meta, rule } };
 }
 

@@ -13,11 +13,12 @@ import type { ValidateFunction } from 'ajv';
 import { DEFAULT_TENANT_KEY } from '../config/agents-file-schema.js';
 import { ConfigError, ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
 import { inferCapabilities } from '../registry/capabilities.js';
-import { compileSchema, describeViolations, violationsOf, type JsonSchema, type SchemaViolation } from '../registry/json-schema-validators.js';
-import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolErrorCode, type ToolHandler, type ToolResult } from '../registry/tool-descriptor.js';
+import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
+import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolHandler, type ToolResult } from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolContentBlock } from '../registry/tool-content.js';
 import type { CallSignal } from '../tool-call/call-signal.js';
+import { toolFailure } from '../tool-call/tool-failure.js';
 import type { DomainServer } from './define-server.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES, domainToolProblems, type DomainTool, type LogLevel, type ToolContext } from './define-tool.js';
 import { categoryAnnotations, categoryCapabilities } from './tool-category.js';
@@ -77,6 +78,8 @@ const RESERVED_CONTEXT_KEYS: ReadonlySet<string> = new Set(['signal', 'callId', 
 const NO_OPTIONS: InvokeOptions = Object.freeze({});
 // setTimeout fires at once for anything longer (a 32-bit overflow), so such a deadline is no deadline.
 const MAX_TIMER_MS = 2_147_483_647;
+/** An in-process failure's message is also its one text block, as an MCP `isError` result carries it. */
+const AS_TEXT = { messageAsText: true } as const;
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** A tool ready to be called many times: validators compiled, tenant names lower-cased. */
@@ -223,10 +226,11 @@ function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: s
     const claimed = meta.tenant !== undefined && meta.tenant !== tenant ? meta.tenant : meta[tenantKey];
     if (claimed !== undefined && claimed !== tenant) {
       return Promise.resolve(
-        failure(
+        toolFailure(
           performance.now(),
           'TENANT_MISMATCH',
           `tenant mismatch: the call's _meta names tenant ${JSON.stringify(claimed)} but "${prepared.label}" was registered for tenant "${tenant}"; register the server per session`,
+          AS_TEXT,
         ),
       );
     }
@@ -253,9 +257,9 @@ export async function callDomainTool(
 ): Promise<ToolResult> {
   const started = performance.now();
   const external = cancellationOf(options);
-  if (external?.aborted) return failure(started, 'CANCELLED', `call "${prepared.label}" was cancelled before it started`);
+  if (external?.aborted) return toolFailure(started, 'CANCELLED', `call "${prepared.label}" was cancelled before it started`, AS_TEXT);
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return failure(started, 'VALIDATION', `validation failed for "${prepared.label}": the arguments must be an object of named arguments`);
+    return toolFailure(started, 'VALIDATION', `validation failed for "${prepared.label}": the arguments must be an object of named arguments`, AS_TEXT);
   }
   const { refused } = prepared;
   for (const key in args) {
@@ -265,7 +269,7 @@ export async function callDomainTool(
   // The call path validated these arguments, as the tool receives them, against this schema.
   if (options[VALIDATED_AGAINST] !== prepared.tool.input && !validateInput(args)) {
     const violations = violationsOf(validateInput.errors);
-    return failure(started, 'VALIDATION', `validation failed for "${prepared.label}": ${describeViolations(violations)}`, violations);
+    return toolFailure(started, 'VALIDATION', `validation failed for "${prepared.label}": ${describeViolations(violations)}`, { ...AS_TEXT, violations });
   }
 
   const timeoutMs = options.timeoutMs;
@@ -275,17 +279,17 @@ export async function callDomainTool(
   try {
     value = prepared.tool.call(args, ctx);
   } catch (error) {
-    return failure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(error)}`);
+    return toolFailure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(error)}`, { ...AS_TEXT, cause: error });
   }
   if (isThenable(value)) {
     const outcome = timed || external !== undefined ? await race(value, ctx, timed ? timeoutMs : undefined, external) : await settled(value);
     switch (outcome.kind) {
       case 'error':
-        return failure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(outcome.error)}`);
+        return toolFailure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(outcome.error)}`, { ...AS_TEXT, cause: outcome.error });
       case 'timeout':
-        return failure(started, 'REQUEST_TIMEOUT', `tool "${prepared.label}" did not finish within ${timeoutMs} ms; its ctx.signal was aborted`);
+        return toolFailure(started, 'REQUEST_TIMEOUT', `tool "${prepared.label}" did not finish within ${timeoutMs} ms; its ctx.signal was aborted`, AS_TEXT);
       case 'cancelled':
-        return failure(started, 'CANCELLED', `call "${prepared.label}" was cancelled by the caller; its ctx.signal was aborted`);
+        return toolFailure(started, 'CANCELLED', `call "${prepared.label}" was cancelled by the caller; its ctx.signal was aborted`, AS_TEXT);
       default:
         value = outcome.value;
     }
@@ -303,28 +307,29 @@ function completed(prepared: PreparedDomainTool, value: unknown, started: number
   if (typeof value === 'string') return contentCompleted(prepared, [{ type: 'text', text: value }], undefined, started);
   if (value === undefined) {
     if (validateOutput !== undefined) {
-      return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the tool declares an output schema but returned nothing`);
+      return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the tool declares an output schema but returned nothing`, AS_TEXT);
     }
     return { success: true, content: [], data: undefined, error: undefined, errorCode: undefined, durationMs: performance.now() - started };
   }
   // MCP structured content is an object, so a tool that returns anything else could not be
   // served over the wire with the same answer.
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return failure(
+    return toolFailure(
       started,
       'OUTPUT_VALIDATION',
       `output validation failed for "${prepared.label}": a domain tool returns a JSON object, a string, toolContent(...) or nothing, not ${Array.isArray(value) ? 'an array (wrap content blocks in toolContent([...]))' : value === null ? 'null' : `a ${typeof value}`}`,
+      AS_TEXT,
     );
   }
   if (validateOutput !== undefined && !validateOutput(value)) {
     const violations = violationsOf(validateOutput.errors);
-    return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, violations);
+    return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, { ...AS_TEXT, violations });
   }
   let text: string;
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the output is not JSON (${messageOf(error)})`);
+    return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the output is not JSON (${messageOf(error)})`, { ...AS_TEXT, cause: error });
   }
   return { success: true, content: [{ type: 'text', text }], data: value, error: undefined, errorCode: undefined, durationMs: performance.now() - started };
 }
@@ -336,19 +341,20 @@ function contentCompleted(
   started: number,
 ): ToolResult {
   const problem = contentProblem(content);
-  if (problem !== undefined) return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${problem}`);
+  if (problem !== undefined) return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${problem}`, AS_TEXT);
   const validateOutput = prepared.validateOutput;
   if (validateOutput !== undefined) {
     if (structured === undefined) {
-      return failure(
+      return toolFailure(
         started,
         'OUTPUT_VALIDATION',
         `output validation failed for "${prepared.label}": the tool declares an output schema but its content has no structuredContent; pass it to toolContent(blocks, { structuredContent })`,
+        AS_TEXT,
       );
     }
     if (!validateOutput(structured)) {
       const violations = violationsOf(validateOutput.errors);
-      return failure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, violations);
+      return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, { ...AS_TEXT, violations });
     }
   }
   return {
@@ -365,24 +371,7 @@ function tenantArgumentRefused(prepared: PreparedDomainTool, key: string, starte
   const error =
     `tenant argument refused: "${key}" cannot be passed to "${prepared.label}"; ` +
     'the tenant comes from the session (ctx.tenant), never from arguments. Remove the argument.';
-  return failure(started, 'VALIDATION', error, [{ path: `/${key}`, message: 'is a tenant argument; the tenant comes from the session' }]);
-}
-
-/**
- * A failed result; the message is also the one text block, as an MCP `isError` result carries it.
- * `data` is always undefined, even for a rejected output: over the wire an `isError` result has no
- * structured content, and a caller must see the same answer whichever transport serves the tool.
- */
-export function failure(started: number, errorCode: ToolErrorCode, error: string, violations?: readonly SchemaViolation[]): ToolResult {
-  return {
-    success: false,
-    content: [{ type: 'text', text: error }],
-    data: undefined,
-    error,
-    errorCode,
-    ...(violations === undefined ? {} : { violations }),
-    durationMs: performance.now() - started,
-  };
+  return toolFailure(started, 'VALIDATION', error, { ...AS_TEXT, violations: [{ path: `/${key}`, message: 'is a tenant argument; the tenant comes from the session' }] });
 }
 
 // Call ids: one random prefix a process, then a counter — unique without a UUID a call.

@@ -4,6 +4,7 @@
  * effect cannot be undone transactionally.
  */
 import { ErrorCode } from '../errors/codes.js';
+import type { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CapabilityProvenance, InferenceInput, ToolAnnotations, ToolCapability } from './capabilities.js';
 import type { JsonSchema } from './json-schema-validators.js';
 import type { ToolContentBlock } from './tool-content.js';
@@ -42,18 +43,28 @@ export interface ToolResult {
   readonly content: readonly ToolContentBlock[];
   /** The structured content, when the tool gives one. */
   readonly data: unknown;
+  /** The failure's message (the same as `failure.message`). */
   readonly error: string | undefined;
+  /** The failure's finer kind (the same as `failure.details.kind`). */
   readonly errorCode: ToolErrorCode | undefined;
+  /**
+   * The failure as an error of the family, set on every failure the runtime builds (a handler of
+   * your own may leave it out): `code` is an `ErrorCode`, `details.kind` the finer kind,
+   * `details.mcpCode` the server's JSON-RPC code when it answered with an error, and `cause` what
+   * it came from (the SDK's `McpError`, or what the tool threw).
+   */
+  readonly failure?: McpActorsError | undefined;
   /** ajv error paths for VALIDATION and OUTPUT_VALIDATION. */
   readonly violations?: readonly { readonly path: string; readonly message: string }[];
   readonly durationMs: number;
 }
 
 /**
- * Why a tool invocation failed. Where a kind is also a kind of the public error family it is
- * spelled the same (`NOT_FOUND`, `REQUEST_TIMEOUT`, `CANCELLED`, `CONNECTION_LOST`: one vocabulary,
- * see `errors/codes.ts`); the rest are finer kinds a call's `McpActorsError` carries in
- * `details.errorCode`.
+ * Why a tool invocation failed: the finer kind a failure's `McpActorsError` carries in
+ * `details.kind` (and a `ToolResult` in `errorCode`). Internal: the package exports `ErrorCode`
+ * only, the one public vocabulary. Where a kind is also a code of the family it is spelled the same
+ * (`NOT_FOUND`, `REQUEST_TIMEOUT`, `CANCELLED`, `CONNECTION_LOST`); the public code of each kind
+ * is in `tool-call/tool-failure.ts`.
  */
 export const ToolErrorCode = {
   NOT_FOUND: ErrorCode.NOT_FOUND,

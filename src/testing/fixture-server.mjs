@@ -33,6 +33,7 @@
  *   --lying-annotations     every tool says readOnlyHint: true (write_then_fail writes anyway)
  *   --duplicate-responses   every response is written twice
  *   --unknown-response-ids  a response with an id never requested comes before each answer
+ *   --invalid-params-on-call  answer every tools/call with a JSON-RPC error -32602 (Invalid params)
  *
  * If MCP_ACTORS_PID_LOG names a file, `<pid> <pgid>` lines are appended for this process and the
  * grandchild, so the test suite can check that nothing outlived it.
@@ -80,6 +81,7 @@ const BOOLEAN_FLAGS = [
   'duplicate-responses',
   'unknown-response-ids',
   'list-changed-flood',
+  'invalid-params-on-call',
 ];
 
 function usage(message) {
@@ -435,6 +437,8 @@ async function connect() {
   let callsReceived = 0;
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (options.hangOnCall) return never();
+    // Thrown, the SDK answers with a JSON-RPC error (its message as the SDK prefixed it), not an isError result.
+    if (options.invalidParamsOnCall) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${request.params.name}: refused by --invalid-params-on-call`);
     if (options.halfFrameExit) {
       process.stdout.write('{"jsonrpc":"2.0","id":', () => process.exit(1));
       return never();

@@ -56,6 +56,8 @@ export type FixtureOptions = {
   duplicateResponses?: boolean;
   /** A response with an id never requested comes before each answer. */
   unknownResponseIds?: boolean;
+  /** Answer every tools/call with a JSON-RPC error -32602 (Invalid params), as an SDK server does for a throw. */
+  invalidParamsOnCall?: boolean;
 };
 
 /** The configuration `fixtureServerConfig` returns; it fits `McpServerConfig`. */
@@ -111,6 +113,7 @@ export function fixtureArgs(options: FixtureOptions = {}): string[] {
   on('lying-annotations', options.lyingAnnotations);
   on('duplicate-responses', options.duplicateResponses);
   on('unknown-response-ids', options.unknownResponseIds);
+  on('invalid-params-on-call', options.invalidParamsOnCall);
   return args;
 }
 

@@ -5,8 +5,9 @@
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { compileSchema, describeViolations, violationsOf } from '../registry/json-schema-validators.js';
-import type { ToolErrorCode, ToolResult } from '../registry/tool-descriptor.js';
+import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { Authorization, ToolCallInput } from './tool-call-io.js';
+import { PUBLIC_CODE } from './tool-failure.js';
 
 export function argsAreValid(input: ToolCallInput, args: Readonly<Record<string, unknown>>): boolean {
   const schema = compileSchema(input.tool.inputSchema);
@@ -34,27 +35,23 @@ export function asCallError(error: unknown, code: ErrorCode, message: string): M
 }
 
 /**
- * A tool's failure at the public boundary: a kind the error family has (a timeout, a cancel, a
- * lost connection, an unknown tool, bad arguments) keeps that code whichever layer saw it; any
- * other is TOOL_FAILED. The tool's own kind is always in `details.errorCode`.
+ * A tool's failure at the public boundary: the failure the tool's result carries, as it was worded
+ * (no prefix), with its code, its `details` (`kind`, `mcpCode`, ...) and its `cause`, and the
+ * registered tool's name added as `details.tool`. A result from a handler of the host's own,
+ * without a `failure`, gets one from its `errorCode` (the kind) and `error`.
  */
 export function toolFailedError(input: ToolCallInput, result: ToolResult): McpActorsError {
-  return new McpActorsError(PUBLIC_CODE[result.errorCode ?? 'SERVER_ERROR'], `"${input.tool.name}" failed (${result.errorCode}): ${result.error}`, {
-    details: { tool: input.tool.name, errorCode: result.errorCode },
-  });
+  const tool = input.tool.name;
+  const kind = result.errorCode ?? 'SERVER_ERROR';
+  const failure = result.failure;
+  if (failure === undefined) {
+    return new McpActorsError(PUBLIC_CODE[kind], `"${tool}" failed: ${result.error ?? 'the tool reported an error'}`, {
+      details: { tool, kind, errorCode: kind },
+    });
+  }
+  // `errorCode` repeats `kind` for hosts that read it before `kind` was its name.
+  return new McpActorsError(failure.code, failure.message, { cause: failure.cause, details: { ...failure.details, tool, kind, errorCode: kind } });
 }
-
-const PUBLIC_CODE: Readonly<Record<ToolErrorCode, ErrorCode>> = {
-  NOT_FOUND: ErrorCode.NOT_FOUND,
-  VALIDATION: ErrorCode.INVALID_ARGUMENT,
-  REQUEST_TIMEOUT: ErrorCode.REQUEST_TIMEOUT,
-  CANCELLED: ErrorCode.CANCELLED,
-  SERVER_ERROR: ErrorCode.TOOL_FAILED,
-  CONNECTION_LOST: ErrorCode.CONNECTION_LOST,
-  OUTPUT_VALIDATION: ErrorCode.TOOL_FAILED,
-  PERMISSION_DENIED: ErrorCode.PERMISSION_DENIED,
-  TENANT_MISMATCH: ErrorCode.TENANT_MISMATCH,
-};
 
 export function threwError(input: ToolCallInput, error: unknown): McpActorsError {
   return asCallError(error, ErrorCode.TOOL_FAILED, `"${input.tool.name}" threw`);

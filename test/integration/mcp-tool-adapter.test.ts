@@ -113,7 +113,7 @@ describe('McpToolAdapter with the fixture server', () => {
   it('classifies every tool-level failure without throwing', async () => {
     const a = adapter({ extra: { maxRestarts: 5 } });
     await a.connect();
-    expect(await a.invoke('fail', { message: 'disk full' })).toMatchObject({ success: false, errorCode: 'SERVER_ERROR', error: 'server error: disk full' });
+    expect(await a.invoke('fail', { message: 'disk full' })).toMatchObject({ success: false, errorCode: 'SERVER_ERROR', error: 'tool "fail" answered with an error: disk full' });
     expect(await a.invoke('nope')).toMatchObject({ errorCode: 'NOT_FOUND', error: 'tool "nope" not found on server "fixture"' });
     expect((await a.invoke('hang', {}, { timeoutMs: 200 })).errorCode).toBe('REQUEST_TIMEOUT');
     const controller = new AbortController();

@@ -6,7 +6,9 @@ const tool = { name: 'add', outputSchema: { type: 'object', properties: { sum: {
 describe('toMcpToolResult', () => {
   it('reads an isError answer as SERVER_ERROR with the text of content[0]', () => {
     const result = toMcpToolResult({ isError: true, content: [{ type: 'text', text: 'disk full' }] }, tool, 1);
-    expect(result).toMatchObject({ success: false, errorCode: 'SERVER_ERROR', error: 'server error: disk full' });
+    // Worded once, naming the tool (the call path adds no prefix of its own).
+    expect(result).toMatchObject({ success: false, errorCode: 'SERVER_ERROR', error: 'tool "add" answered with an error: disk full', durationMs: 1 });
+    expect(result.failure).toMatchObject({ code: 'TOOL_FAILED', message: result.error, details: { kind: 'SERVER_ERROR' } });
   });
 
   it('keeps the kind of failure a server declares in _meta.errorCode, and ignores codes it does not know', () => {

@@ -35,7 +35,7 @@ describe('formatOutcome', () => {
         status: 'rolled-back',
         checkpointId: 'ckpt-3',
         changes: [{ path: 'src/main.py', kind: 'modified' }, { path: 'new.txt', kind: 'added' }],
-        error: new McpActorsError('TOOL_FAILED', '"fx/write_then_fail" failed (SERVER_ERROR): boom'),
+        error: new McpActorsError('TOOL_FAILED', 'tool "write_then_fail" answered with an error: boom'),
         note: 'the sandbox was restored; effects outside the sandbox were not undone',
         durationMs: 1500,
       }),
@@ -47,7 +47,7 @@ describe('formatOutcome', () => {
         'changes:',
         '  modified  src/main.py',
         '  added     new.txt',
-        'error [TOOL_FAILED]: "fx/write_then_fail" failed (SERVER_ERROR): boom',
+        'error [TOOL_FAILED]: tool "write_then_fail" answered with an error: boom',
         'note: the sandbox was restored; effects outside the sandbox were not undone',
         '',
       ].join('\n'),
@@ -58,8 +58,8 @@ describe('formatOutcome', () => {
     const text = formatOutcome(
       outcome({
         status: 'failed',
-        result: result([{ type: 'text', text: 'server error: boom' }], { success: false }),
-        error: new McpActorsError('TOOL_FAILED', '"fixture/fail" failed (SERVER_ERROR): server error: boom'),
+        result: result([{ type: 'text', text: 'boom' }], { success: false }),
+        error: new McpActorsError('TOOL_FAILED', 'tool "fail" answered with an error: boom'),
       }),
     );
     expect(text.match(/boom/g)).toHaveLength(1);

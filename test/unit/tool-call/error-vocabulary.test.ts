@@ -3,11 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { toolErrorCodeOf } from '../../../src/adapter/mcp-tool-adapter.js';
 import { ErrorCode } from '../../../src/errors/codes.js';
 import { McpActorsError } from '../../../src/errors/mcp-actors-error.js';
 import { ToolErrorCode, type ToolResult } from '../../../src/registry/tool-descriptor.js';
 import { toolFailedError } from '../../../src/tool-call/tool-call-errors.js';
+import { toolErrorCodeOf } from '../../../src/tool-call/tool-failure.js';
 import type { ToolCallInput } from '../../../src/tool-call/tool-call-io.js';
 import { testTool } from '../../support/descriptors.js';
 
