@@ -2,7 +2,7 @@
 export { createRuntime, type ActivateOptions, type ActorSpec, type Runtime, type RuntimeOptions, type RuntimeStatus, type ServerStatus } from './runtime/create-runtime.js';
 export { ActorHandle, type ActorCallOptions, type ActorTool } from './runtime/actor-handle.js';
 export type { RuntimeEvent, AuditRecord } from './runtime/runtime-events.js';
-export { categoryOf, toolCategory, type ApprovalCallback, type ApprovalRequest, type CategoryDecision, type ExecutePolicy, type PermissionPolicy } from './runtime/permissions.js';
+export type { ApprovalCallback, ApprovalRequest, PermissionPolicy } from './runtime/permissions.js';
 export { bindPlaceholders } from './runtime/placeholders.js';
 
 // Errors and configuration.
@@ -52,7 +52,6 @@ export type {
 export {
   inferCapabilities,
   validateOverrides,
-  toolCategoryOf,
   type CapabilityProvenance,
   type CapabilitySource,
   type InferenceInput,

@@ -11,6 +11,10 @@ import { type ResolvedServerConfig, nameSchema as name, serverConfigSchema } fro
 
 /** How an actor's tool calls that need approval are handled. `ask` goes through the host's approval callback. */
 export const EXECUTE_POLICIES = ['allow', 'ask', 'deny'] as const;
+/**
+ * An actor's `permissions.execute` (agents.yaml and `ActorSpec`): the one definition, from
+ * `EXECUTE_POLICIES`. A served domain server's policy is `ServedExecutePolicy`.
+ */
 export type ExecutePolicy = (typeof EXECUTE_POLICIES)[number];
 export const DEFAULT_EXECUTE_POLICY: ExecutePolicy = 'ask';
 export const DEFAULT_TENANT_KEY = 'org_id';

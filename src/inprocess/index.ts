@@ -1,4 +1,4 @@
-export { TOOL_CATEGORIES, categoryAnnotations, categoryCapabilities, categoryOfCapability, isToolCategory, type ToolCategory } from './tool-category.js';
+export { TOOL_CATEGORIES, categoryAnnotations, categoryCapabilities, isToolCategory, toolCategory, type CategorizedTool, type CategoryDecision, type ToolCategory } from './tool-category.js';
 export { DEFAULT_TENANT_ARGUMENT_NAMES, LOG_LEVELS, TOOL_NAME_PATTERN, defineTool, type DomainTool, type LogLevel, type ToolContext } from './define-tool.js';
 export { defineServer, type DomainServer, type DomainServerDefinition } from './define-server.js';
 export {
@@ -21,7 +21,7 @@ export {
   type AuditOutcome,
   type ServedAuditRecord,
   type AuditSink,
-  type ExecutePolicy,
+  type ServedExecutePolicy,
   type ServePolicy,
   type ServedSession,
 } from './served-access.js';

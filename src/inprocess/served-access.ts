@@ -4,6 +4,7 @@
  * `restricted` tool needs a scope that names it; an `execute` tool follows the host's policy.
  * Each call then leaves one audit record (AW-14).
  */
+import type { ExecutePolicy } from '../config/agents-file-schema.js';
 import type { DomainTool } from './define-tool.js';
 import type { ToolCategory } from './tool-category.js';
 
@@ -26,14 +27,16 @@ export interface AccessRequest {
 }
 
 /**
- * How `execute` tools are gated: `'allow'` (the default), `'deny'`, `'scope'` (the same scope
- * rule as `restricted`: `tool:<name>`), or a function that says yes or no.
+ * How a served server gates `execute` tools: `'allow'` (the default) and `'deny'` as in an actor's
+ * `ExecutePolicy`, `'scope'` (the same scope rule as `restricted`: `tool:<name>`), or a function
+ * that says yes or no. There is no `'ask'`: a served server has no person to ask; its callers'
+ * own runtimes ask. Named apart from `ExecutePolicy` (agents.yaml's) so both can be imported.
  */
-export type ExecutePolicy = 'allow' | 'deny' | 'scope' | ((request: AccessRequest) => boolean);
+export type ServedExecutePolicy = Exclude<ExecutePolicy, 'ask'> | 'scope' | ((request: AccessRequest) => boolean);
 
 /** The category rules of a served server. */
 export interface ServePolicy {
-  readonly execute?: ExecutePolicy;
+  readonly execute?: ServedExecutePolicy;
 }
 
 export type AccessDecision =

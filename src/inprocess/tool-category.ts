@@ -6,7 +6,7 @@
  * capabilities (`read` when read-only, `execute` when it writes). `restricted` is never inferred:
  * only a person can say a tool needs the strictest handling.
  */
-import { toolCategoryOf, type CapabilityOverrides, type ToolAnnotations, type ToolCapability } from '../registry/capabilities.js';
+import type { CapabilityOverrides, CapabilityProvenance, CapabilitySource, ToolAnnotations, ToolCapability } from '../registry/capabilities.js';
 
 export const TOOL_CATEGORIES = ['read', 'propose', 'execute', 'restricted'] as const;
 export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
@@ -55,14 +55,46 @@ export function categoryAnnotations(category: ToolCategory): ToolAnnotations {
   return CATEGORY_ANNOTATIONS[category];
 }
 
+/** A tool's category and the reason for it, in words an operator can act on. */
+export interface CategoryDecision {
+  readonly category: ToolCategory;
+  readonly because: string;
+}
+
 /**
- * The category of a tool known only by its capabilities (an MCP tool): `read` when it is
- * read-only, `execute` when it writes. `propose` and `restricted` come only from `override`.
+ * What a category is decided from: a `ToolDescriptor` fits, and so do bare capabilities
+ * (`{ capabilities }`) of a tool known only by them.
+ */
+export interface CategorizedTool {
+  readonly capabilities: ToolCapability;
+  /** Why the capabilities say it writes (a descriptor's `provenance`); only for the reason. */
+  readonly provenance?: Pick<CapabilityProvenance, 'writes'>;
+  /** `category` here is a category the tool declares (a domain tool's). */
+  readonly sourceMetadata?: Readonly<Record<string, unknown>>;
+}
+
+/** How each capability source reads in a sentence. */
+export const SOURCE_WORDS: { readonly [S in CapabilitySource]: string } = {
+  override: 'config override',
+  annotation: "the server's annotations",
+  name: 'its name',
+  default: 'no hint: unknown tools count as writing',
+};
+
+/**
+ * The one place a tool's category is decided: the category it declares (a domain tool), else
+ * `read` when its capabilities say read-only and `execute` when it writes. `propose` and
+ * `restricted` are never inferred: only a declaration says them.
  *
  * @example
- * categoryOfCapability(descriptor.capabilities);               // 'read' or 'execute'
- * categoryOfCapability(descriptor.capabilities, 'restricted'); // 'restricted'
+ * toolCategory(descriptor);                // { category: 'execute', because: 'its name: word "write" in name' }
+ * toolCategory({ capabilities }).category; // 'read' or 'execute'
  */
-export function categoryOfCapability(capability: ToolCapability, override?: ToolCategory): ToolCategory {
-  return override ?? toolCategoryOf(capability);
+export function toolCategory(tool: CategorizedTool): CategoryDecision {
+  const declared = tool.sourceMetadata?.category;
+  if (isToolCategory(declared)) return { category: declared, because: `the tool declares category "${declared}"` };
+  const { readOnly, writes } = tool.capabilities;
+  const category = readOnly && !writes ? 'read' : 'execute';
+  const origin = tool.provenance?.writes;
+  return { category, because: origin === undefined ? `its capabilities: ${category === 'read' ? 'read-only' : 'writes'}` : `${SOURCE_WORDS[origin.source]}: ${origin.detail}` };
 }

@@ -206,11 +206,6 @@ export function inferCapabilities(input: InferenceInput): InferredCapabilities {
 /** Why a tool nothing else classified is taken to write (ADR-029's conservative default), and what would change it. */
 const DEFAULT_WRITES_DETAIL = 'nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does)';
 
-/** `'read'` for a read-only tool, `'execute'` for anything that writes (ADR-004-F categories). */
-export function toolCategoryOf(capability: ToolCapability): 'read' | 'execute' {
-  return capability.readOnly && !capability.writes ? 'read' : 'execute';
-}
-
 type Decision = Fact & { readonly source: CapabilitySource };
 
 function decide(layers: readonly Layer[], field: 'writes' | 'destructive' | 'idempotent' | 'openWorld'): Decision | undefined {

@@ -30,7 +30,8 @@ import type { Checkpoint } from '../sandbox/checkpoint-store.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { callLabel } from '../inspector/actor-labels.js';
-import { authorizeWith, categoryOf, policyDecision, type ApprovalCallback, type PolicyContext } from './permissions.js';
+import { authorizeWith, policyDecision, type ApprovalCallback, type PolicyContext } from './permissions.js';
+import { toolCategory } from '../inprocess/tool-category.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import type { PoolEntry, ServerPool } from './server-pool.js';
 import type { RuntimeTelemetry } from '../telemetry/runtime-telemetry.js';
@@ -445,7 +446,7 @@ export class ActorHandle implements AsyncDisposable {
   private refreshToolset(): void {
     this.toolsetStale = false;
     const resolved = this.skills.resolve(this.wiring.spec.skills);
-    this.toolset = new Map(resolved.tools.map((tool) => [tool.name, { ...tool, category: categoryOf(tool) }]));
+    this.toolset = new Map(resolved.tools.map((tool) => [tool.name, { ...tool, category: toolCategory(tool).category }]));
   }
 
   private requireWorkspace(what: string): SandboxWorkspace {

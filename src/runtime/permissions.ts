@@ -5,12 +5,11 @@
  * since the tenant comes from the session, never from a tool's arguments.
  */
 import { ErrorCode } from '../errors/codes.js';
-import { isToolCategory, type ToolCategory } from '../inprocess/tool-category.js';
-import type { CapabilitySource } from '../registry/capabilities.js';
+import { SOURCE_WORDS, toolCategory, type ToolCategory } from '../inprocess/tool-category.js';
 import type { Authorization, ToolCallInput } from '../tool-call/tool-call-io.js';
 import type { ToolDescriptor } from '../registry/tool-descriptor.js';
-
-export type ExecutePolicy = 'allow' | 'ask' | 'deny';
+// The one ExecutePolicy is agents.yaml's (from EXECUTE_POLICIES); a served server's is ServedExecutePolicy.
+import type { ExecutePolicy } from '../config/agents-file-schema.js';
 
 export interface PermissionPolicy {
   readonly execute: ExecutePolicy;
@@ -33,40 +32,6 @@ export interface ApprovalRequest {
 }
 
 export type ApprovalCallback = (request: ApprovalRequest) => boolean | Promise<boolean>;
-
-/** A tool's category and the reason for it, in words an operator can act on. */
-export interface CategoryDecision {
-  readonly category: ToolCategory;
-  readonly because: string;
-}
-
-const SOURCE_WORDS: { readonly [S in CapabilitySource]: string } = {
-  override: 'config override',
-  annotation: "the server's annotations",
-  name: 'its name',
-  default: 'no hint: unknown tools count as writing',
-};
-
-/**
- * The one place a tool's category is decided: declared by an in-process tool, else `read` when
- * its capabilities say read-only and `execute` when it writes (never `propose` or `restricted`),
- * with the provenance that decided it.
- *
- * @example
- * toolCategory(tool); // { category: 'execute', because: 'its name: word "write" in name' }
- */
-export function toolCategory(tool: ToolDescriptor): CategoryDecision {
-  const declared = tool.sourceMetadata.category;
-  if (isToolCategory(declared)) return { category: declared, because: `the tool declares category "${declared}"` };
-  const { source, detail } = tool.provenance.writes;
-  const category = tool.capabilities.readOnly && !tool.capabilities.writes ? 'read' : 'execute';
-  return { category, because: `${SOURCE_WORDS[source]}: ${detail}` };
-}
-
-/** A tool's category (`toolCategory(tool).category`). */
-export function categoryOf(tool: ToolDescriptor): ToolCategory {
-  return toolCategory(tool).category;
-}
 
 /** The reason a refusal of an `execute` tool gives: why it counts as writing. */
 function writingReason(tool: ToolDescriptor): string {
@@ -106,7 +71,7 @@ export function policyDecision(context: PolicyContext): (tool: ToolDescriptor, a
         };
       }
     }
-    const category = categoryOf(tool);
+    const { category } = toolCategory(tool);
     if (category === 'read' || category === 'propose') return ALLOWED;
     if (category === 'restricted') {
       return context.policy.restricted.includes(tool.name)

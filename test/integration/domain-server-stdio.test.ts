@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { categoryCapabilities, categoryOfCapability, isToolCategory } from '../../src/inprocess/tool-category.js';
+import { categoryCapabilities, isToolCategory, toolCategory } from '../../src/inprocess/tool-category.js';
 import { inferCapabilities } from '../../src/registry/capabilities.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { expectAllGone } from '../support/processes.js';
@@ -130,7 +130,7 @@ describe('a domain server served over stdio', () => {
       const inProcess = inferCapabilities({ toolName: descriptor.toolName, overrides: [{ at: 'category', values: categoryCapabilities(category) }] });
       expect({ tool: descriptor.toolName, capabilities: descriptor.capabilities }).toEqual({ tool: descriptor.toolName, capabilities: inProcess.capability });
       const expected = category === 'read' ? 'read' : 'execute';
-      expect(categoryOfCapability(descriptor.capabilities)).toBe(expected);
+      expect(toolCategory({ capabilities: descriptor.capabilities }).category).toBe(expected);
     }
     const result = await adapter.invoke('roster_list_shifts', week, { meta: { tenant: 't3' } });
     expect(result).toMatchObject({ success: true, data: { tenant: 't3' } });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isConfigError, type ConfigError } from '../../../src/errors/index.js';
 import { defineServer } from '../../../src/inprocess/define-server.js';
 import { defineTool, type DomainTool } from '../../../src/inprocess/define-tool.js';
-import { categoryAnnotations, categoryCapabilities, categoryOfCapability, TOOL_CATEGORIES } from '../../../src/inprocess/tool-category.js';
+import { categoryAnnotations, categoryCapabilities, TOOL_CATEGORIES, toolCategory, type ToolCategory } from '../../../src/inprocess/tool-category.js';
+import type { ToolCapability } from '../../../src/registry/capabilities.js';
+
+const categoryOfCapability = (capabilities: ToolCapability, category?: ToolCategory): ToolCategory =>
+  toolCategory({ capabilities, sourceMetadata: { category } }).category;
 import { inferCapabilities } from '../../../src/registry/capabilities.js';
 import { thrownBy } from '../../support/rejection.js';
 

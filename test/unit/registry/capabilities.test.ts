@@ -4,11 +4,11 @@ import { READ_WORDS, WRITE_WORDS } from '../../../src/registry/capability-words.
 import {
   inferCapabilities,
   overrideProblems,
-  toolCategoryOf,
   validateOverrides,
   type InferenceInput,
 } from '../../../src/registry/capabilities.js';
 import { tokenize } from '../../../src/registry/tokenize.js';
+import { toolCategory } from '../../../src/inprocess/tool-category.js';
 import { thrownBy } from '../../support/rejection.js';
 
 const thrown = (run: () => unknown): unknown => thrownBy(run, (_error): _error is unknown => true, 'expected a throw');
@@ -285,10 +285,11 @@ describe('annotations', () => {
   });
 });
 
-describe('toolCategoryOf', () => {
+describe('toolCategory of inferred capabilities', () => {
   it('is read for a read-only tool and execute for anything that writes', () => {
-    expect(toolCategoryOf(inferCapabilities({ toolName: 'list_files' }).capability)).toBe('read');
-    expect(toolCategoryOf(inferCapabilities({ toolName: 'write_file' }).capability)).toBe('execute');
-    expect(toolCategoryOf(inferCapabilities({ toolName: 'frobnicate' }).capability)).toBe('execute');
+    const categoryOf = (toolName: string) => toolCategory({ capabilities: inferCapabilities({ toolName }).capability }).category;
+    expect(categoryOf('list_files')).toBe('read');
+    expect(categoryOf('write_file')).toBe('execute');
+    expect(categoryOf('frobnicate')).toBe('execute');
   });
 });
