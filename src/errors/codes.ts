@@ -72,7 +72,7 @@ export const ErrorCode = {
 
   /** A permission rule refused the call (the rule is in `details.rule`). */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
-  /** The tool ran and reported a failure (its `errorCode` is in `details.errorCode`). */
+  /** The tool reported a failure, or its server answered the call with a JSON-RPC error (the finer kind in `details.kind`, the JSON-RPC code in `details.mcpCode`, the SDK's error as `cause`). */
   TOOL_FAILED: 'TOOL_FAILED',
   /** A tool classified read-only changed the sandbox; the change was rolled back. */
   CAPABILITY_VIOLATION: 'CAPABILITY_VIOLATION',
