@@ -490,7 +490,24 @@ Warnings printed during the run: ${warnings.length === 0 ? 'none' : warnings.joi
 `;
 
 mkdirSync(OUT, { recursive: true });
-writeFileSync(join(OUT, 'benchmarks.md'), md);
+writeFileSync(join(OUT, 'benchmarks.md'), withCallPathSection(join(OUT, 'benchmarks.md'), md));
 writeFileSync(join(OUT, 'benchmarks.svg'), chartSvg(rows, { inFlight: IN_FLIGHT }));
 process.stdout.write(md);
 if (warnings.some((w) => w.startsWith('MaxListenersExceededWarning'))) process.exitCode = 1;
+
+/**
+ * docs/benchmarks.md with this run's call-path part in place of the last one's: the part runs from the
+ * top to the first section this bench does not write (`## Sandboxes at the size of real repositories`
+ * and what follows, written by hand and by bench/sandbox-scale.mjs, stay as they are).
+ */
+function withCallPathSection(file, part) {
+  let kept = '';
+  try {
+    const old = readFileSync(file, 'utf8');
+    const at = old.indexOf('\n## Sandboxes at the size of real repositories');
+    if (at >= 0) kept = old.slice(at);
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+  }
+  return part.trimEnd() + '\n' + kept;
+}

@@ -1,7 +1,7 @@
 /**
  * The fault matrix, fixture side: one test per fixture switch, each asserting the state reached,
  * the error code surfaced, that every call settles exactly once and that no process is left. Each
- * row records what it observed for docs/RELIABILITY.md (see support/record.ts).
+ * row records what it observed for docs/reliability.md (see support/record.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';

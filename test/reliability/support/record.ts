@@ -1,6 +1,6 @@
 /**
  * The reliability matrix's record: each row's test appends what it observed to the file named by
- * MCP_ACTORS_RELIABILITY_LOG (set by `npm run reliability`, which then writes docs/RELIABILITY.md).
+ * MCP_ACTORS_RELIABILITY_LOG (set by `npm run reliability`, which then writes docs/reliability.md).
  * Without it, nothing is written.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
