@@ -1,15 +1,19 @@
 /**
  * An agent actor: `inactive → activating → active → deactivating → inactive`. Activation acquires
  * the servers its skills name (concurrently) and registers their tools; deactivation releases
- * them. The servers are shared by reference among the actors of one tenant and sandbox: the
- * runtime's machine owns them (see `runtime-machine.ts`). This one acquires and releases them by
- * sending `server.acquire` / `server.release` to it (its parent), naming itself as the holder, and
- * holds references to them in its context (`servers`), which the inspector shows. Pure: the work
- * is done by the `activateActor` and `deactivateActor` actors the runtime provides; they ask this
- * machine to acquire and release.
+ * them. The servers are shared by reference among the actors of one tenant and sandbox: the server
+ * supervisor of that tenant and sandbox owns them (see `server-supervisor.ts`). This one acquires
+ * and releases them by sending `server.acquire` / `server.release` to its parent (the runtime's
+ * machine, which forwards them to the supervisor), naming itself as the holder and `replyTo`; the
+ * answers (`server.acquired`, `server.refused`, `server.released`) come back to it as events, and
+ * it lists the servers it holds in its context (`servers`: each one's actor id and key), which the
+ * inspector shows. It also emits each answer (`actor.on('server.acquired', …)`), which is how the
+ * work that asked learns of it. Pure: the work is done by the `activateActor` and
+ * `deactivateActor` actors the runtime provides; they ask this machine to acquire and release.
  */
-import { assign, fromPromise, sendParent, setup, type AnyActorRef } from 'xstate';
-import type { ChildSpawn } from './runtime-machine.js';
+import { assign, emit, fromPromise, sendParent, setup } from 'xstate';
+import type { ChildSpawn } from './child-spawn.js';
+import type { SupervisorInput, SupervisorReply } from './server-supervisor.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 
@@ -19,11 +23,15 @@ export interface ActivationReport {
   readonly unavailable: readonly { readonly server: string; readonly error: McpActorsError }[];
 }
 
-/** What the `activateActor` actor hands back: the report, and the server actors now held. */
+/** What the `activateActor` actor hands back. */
 export interface Activation {
   readonly report: ActivationReport;
-  /** The server actors held, by server name (references: the runtime's machine owns them). */
-  readonly servers: Readonly<Record<string, AnyActorRef>>;
+}
+
+/** A server an agent actor holds: its actor's id (its name in the inspector) and key (server, tenant, sandbox). */
+export interface HeldServerRef {
+  readonly id: string;
+  readonly key: string;
 }
 
 export interface ActorMachineInput {
@@ -39,16 +47,18 @@ export interface ActorContext {
   readonly id: string;
   readonly report: ActivationReport | undefined;
   readonly error: McpActorsError | undefined;
-  /** References to the server actors it holds while active. */
-  readonly servers: Readonly<Record<string, AnyActorRef>>;
+  /** The server actors it holds (one entry per reference), as their supervisor's answers said. */
+  readonly servers: readonly HeldServerRef[];
 }
 
 export type ActorEvent =
   | { readonly type: 'actor.activate' }
   | { readonly type: 'actor.deactivate' }
-  /** Take a reference to the server of `key` (`spawn`: how to create it if nobody holds it yet). */
-  | { readonly type: 'server.acquire'; readonly key: string; readonly spawn?: ChildSpawn | undefined }
-  | { readonly type: 'server.release'; readonly key: string };
+  /** Take a reference to the server of `key` from `supervisor` (`spawn`: how to create it if nobody holds it yet). */
+  | { readonly type: 'server.acquire'; readonly key: string; readonly supervisor: { readonly id: string; readonly input: SupervisorInput }; readonly spawn?: ChildSpawn | undefined }
+  | { readonly type: 'server.release'; readonly key: string; readonly supervisor: string }
+  /** The supervisor's answers. */
+  | SupervisorReply;
 
 /** The name an actor holds server actors by: its systemId. */
 export function holderOf(context: Pick<ActorContext, 'id'>): string {
@@ -70,25 +80,51 @@ export const actorMachine = setup({
     context: {} as ActorContext,
     events: {} as ActorEvent,
     input: {} as ActorMachineInput,
+    emitted: {} as SupervisorReply,
   },
   actors: {
     activateActor: fromPromise<Activation, ActorMachineInput>(async () => notProvided('activateActor')),
     deactivateActor: fromPromise<void, ActorMachineInput>(async () => notProvided('deactivateActor')),
   },
   actions: {
-    forgetActivation: assign({ report: undefined, servers: {} }),
-    // The runtime's machine owns shared servers: this one asks it, as their holder.
-    acquireServer: sendParent(({ context, event }) =>
-      event.type === 'server.acquire' ? { type: 'server.acquire', key: event.key, holder: holderOf(context), spawn: event.spawn } : { type: 'actor.ignored' },
+    forgetActivation: assign({ report: undefined }),
+    // A supervisor owns shared servers: this one asks for them (through its parent), as their holder.
+    acquireServer: sendParent(({ context, event, self }) =>
+      event.type === 'server.acquire'
+        ? { type: 'server.acquire', key: event.key, holder: holderOf(context), replyTo: self, supervisor: event.supervisor, spawn: event.spawn }
+        : { type: 'actor.ignored' },
     ),
-    releaseServer: sendParent(({ context, event }) =>
-      event.type === 'server.release' ? { type: 'server.release', key: event.key, holder: holderOf(context) } : { type: 'actor.ignored' },
+    releaseServer: sendParent(({ context, event, self }) =>
+      event.type === 'server.release'
+        ? { type: 'server.release', key: event.key, holder: holderOf(context), replyTo: self, supervisor: event.supervisor }
+        : { type: 'actor.ignored' },
     ),
+    holdServer: assign({
+      servers: ({ context, event }) => (event.type === 'server.acquired' ? [...context.servers, { id: event.ref.id, key: event.key }] : context.servers),
+    }),
+    letGoOfServer: assign({
+      servers: ({ context, event }) => {
+        if (event.type !== 'server.released') return context.servers;
+        const at = context.servers.findIndex((held) => held.key === event.key);
+        return at < 0 ? context.servers : context.servers.toSpliced(at, 1);
+      },
+    }),
+    // The work that asked (activateActor, deactivateActor) is told by the emitted answer.
+    tellAnswer: emit(({ event }): SupervisorReply => {
+      if (event.type === 'server.acquired' || event.type === 'server.refused' || event.type === 'server.released') return event;
+      throw new Error(`tellAnswer runs for a supervisor's answer, not for ${event.type}`);
+    }),
   },
 }).createMachine({
   id: 'agentActor',
-  context: ({ input }) => ({ name: input.name, tenant: input.tenant, id: input.id, report: undefined, error: undefined, servers: {} }),
+  context: ({ input }) => ({ name: input.name, tenant: input.tenant, id: input.id, report: undefined, error: undefined, servers: [] }),
   initial: 'inactive',
+  // The answers are taken in any state: a late one still tells what is held.
+  on: {
+    'server.acquired': { actions: ['holdServer', 'tellAnswer'] },
+    'server.refused': { actions: 'tellAnswer' },
+    'server.released': { actions: ['letGoOfServer', 'tellAnswer'] },
+  },
   states: {
     inactive: {
       on: { 'actor.activate': 'activating' },
@@ -104,11 +140,11 @@ export const actorMachine = setup({
         input: ({ context }) => ({ name: context.name, tenant: context.tenant, id: context.id }),
         onDone: {
           target: 'active',
-          actions: assign(({ event }) => ({ report: event.output.report, servers: event.output.servers, error: undefined })),
+          actions: assign(({ event }) => ({ report: event.output.report, error: undefined })),
         },
         onError: {
           target: 'inactive',
-          actions: assign(({ event, context }) => ({ report: undefined, servers: {}, error: activationError(context, event.error) })),
+          actions: assign(({ event, context }) => ({ report: undefined, error: activationError(context, event.error) })),
         },
       },
     },

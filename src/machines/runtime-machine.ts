@@ -1,136 +1,152 @@
 /**
  * The runtime's own actor: the root of the supervision tree that the Stately inspector draws
- * (runtime → actors → calls, runtime → servers). `running → shuttingDown → stopped`.
+ * (runtime → agent actors → calls; runtime → server supervisors → servers).
+ * `running → shuttingDown → stopped`.
  *
  * It owns the tree, in XState's own terms:
- * - **Actor machines** are its children: `actor.spawn` spawns one (`agentActor`, the actor machine
- *   the runtime provides), `actor.stop` stops it (`stopChild`) once it is inactive again.
- * - **Server actors** are its children too, because they are shared: the actors of one tenant and
- *   sandbox share one server actor by reference, so none of them can own it. An actor acquires a
- *   server (`server.acquire`, naming itself as the holder) and releases it (`server.release`); the
- *   machine keeps who holds each server in its context, spawns the server actor for its first
- *   holder and forgets it when the last one lets go (`isLastHolder`). The server is then stopped
- *   cleanly by its client (its process closed), which sends `server.retire`: only then is the
- *   child stopped. A child stopped before its process is closed would leave the process behind.
+ * - **Agent actor machines** are its children: `actor.spawn` spawns one (`agentActor`, the actor
+ *   machine the runtime provides) and answers with `actor.spawned` (an emitted event, with its
+ *   ref); `actor.stop` stops it (`stopChild`) once it is inactive again.
+ * - **Server supervisors** are its children too, one per (tenant, sandbox): servers are shared by
+ *   reference among the agent actors of one tenant and sandbox, so none of those can be their
+ *   parent (an XState actor has one). An agent actor asks for a server with `server.acquire`
+ *   (naming itself as holder and `replyTo`); this machine spawns the supervisor the request names
+ *   if there is none yet and forwards the request to it, which answers the agent actor directly
+ *   (`server.acquired`, see `server-supervisor.ts`). `server.release` and `server.retire` are
+ *   forwarded the same way. A supervisor with no server left says so (`supervisor.empty`) and is
+ *   stopped, unless an acquire was forwarded to it meanwhile.
  *
  * When the machine reaches `stopped` (final), XState stops whatever children are left.
  */
-import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import { assign, emit, fromPromise, sendTo, setup, stopChild, type AnyActorRef } from 'xstate';
 import { actorMachine, type ActorMachineInput } from './actor-machine.js';
+import type { ChildSpawn } from './child-spawn.js';
+import { serverSupervisor, type SupervisorEmpty, type SupervisorInput, type SupervisorReply } from './server-supervisor.js';
 
-/**
- * What to spawn: the logic, its `id` (the label the inspector shows), `systemId` and input. Sent
- * inside an event, it serializes as its ids only (an inspector need not receive a whole machine).
- */
-export class ChildSpawn<TInput = unknown> {
-  constructor(
-    readonly logic: AnyActorLogic,
-    readonly id: string,
-    readonly systemId: string,
-    readonly input: TInput,
-  ) {}
-
-  toJSON(): { readonly id: string; readonly systemId: string } {
-    return { id: this.id, systemId: this.systemId };
-  }
+/** Which supervisor a server request is for: its id (also its systemId and label) and what it serves. */
+export interface SupervisorAddress {
+  readonly id: string;
+  readonly input: SupervisorInput;
 }
 
-/** One shared server actor and the actors that hold it (by their ids). */
-export interface HeldServer {
+/** A server supervisor, and how many acquires were forwarded to it. */
+export interface SupervisorEntry {
   readonly ref: AnyActorRef;
-  readonly holders: readonly string[];
+  readonly acquires: number;
 }
 
 export interface RuntimeContext {
-  /** Server actors by key (server, tenant, sandbox). */
-  readonly servers: Readonly<Record<string, HeldServer>>;
+  /** The agent actor machines, by child id. */
+  readonly actors: Readonly<Record<string, AnyActorRef>>;
+  /** The server supervisors, by id (one per tenant and sandbox). */
+  readonly supervisors: Readonly<Record<string, SupervisorEntry>>;
 }
 
 export type RuntimeMachineEvent =
   | { readonly type: 'runtime.shutdown' }
-  /** Spawns an actor machine as a child of the runtime. */
+  /** Spawns an actor machine as a child of the runtime; answered by the emitted `actor.spawned`. */
   | { readonly type: 'actor.spawn'; readonly id: string; readonly systemId: string; readonly input: ActorMachineInput }
   /** Stops the actor machine of that child id (it is inactive: its servers are released). */
   | { readonly type: 'actor.stop'; readonly id: string }
-  /** `holder` takes a reference to the server of `key`; `spawn` says how to create it if nobody holds it yet. */
-  | { readonly type: 'server.acquire'; readonly key: string; readonly holder: string; readonly spawn?: ChildSpawn | undefined }
-  | { readonly type: 'server.release'; readonly key: string; readonly holder: string }
-  /** The server actor's process is closed: stop the child. */
-  | { readonly type: 'server.retire'; readonly actor: AnyActorRef };
+  /** Forwarded to the supervisor `supervisor` (spawned first if there is none). */
+  | {
+      readonly type: 'server.acquire';
+      readonly key: string;
+      readonly holder: string;
+      readonly replyTo: AnyActorRef;
+      readonly supervisor: SupervisorAddress;
+      readonly spawn?: ChildSpawn | undefined;
+    }
+  | { readonly type: 'server.release'; readonly key: string; readonly holder: string; readonly replyTo: AnyActorRef; readonly supervisor: string }
+  /** The server actor's process is closed: its supervisor stops the child. */
+  | { readonly type: 'server.retire'; readonly supervisor: string; readonly actor: AnyActorRef }
+  | SupervisorEmpty;
 
-function without(servers: RuntimeContext['servers'], key: string): RuntimeContext['servers'] {
-  const { [key]: _gone, ...rest } = servers;
-  return rest;
+/** What the runtime's actor emits (`runtime.actor.on(...)`). */
+export type RuntimeEmitted = { readonly type: 'actor.spawned'; readonly id: string; readonly ref: AnyActorRef };
+
+function supervisorOf(context: RuntimeContext, event: RuntimeMachineEvent): SupervisorEntry | undefined {
+  if (event.type === 'server.acquire') return context.supervisors[event.supervisor.id];
+  if (event.type === 'server.release' || event.type === 'server.retire') return context.supervisors[event.supervisor];
+  return undefined;
 }
 
 export const runtimeMachine = setup({
-  types: { context: {} as RuntimeContext, events: {} as RuntimeMachineEvent },
+  types: { context: {} as RuntimeContext, events: {} as RuntimeMachineEvent, emitted: {} as RuntimeEmitted },
   actors: {
     agentActor: actorMachine,
+    serverSupervisor,
     shutDown: fromPromise<void>(async () => {
       throw new Error('the runtime machine\'s "shutDown" actor was not provided');
     }),
   },
   guards: {
-    isServerHeld: ({ context, event }) => event.type === 'server.acquire' && context.servers[event.key] !== undefined,
-    canSpawnServer: ({ event }) => event.type === 'server.acquire' && event.spawn !== undefined,
-    isLastHolder: ({ context, event }) => {
-      if (event.type !== 'server.release') return false;
-      const holders = context.servers[event.key]?.holders ?? [];
-      return holders.length === 1 && holders[0] === event.holder;
-    },
+    hasSupervisor: ({ context, event }) => supervisorOf(context, event) !== undefined,
+    // Empty, and no acquire was forwarded to it since it said so.
+    isSupervisorDone: ({ context, event }) => event.type === 'supervisor.empty' && context.supervisors[event.id]?.acquires === event.acquires,
   },
   actions: {
-    spawnActor: enqueueActions(({ enqueue, event }) => {
-      if (event.type !== 'actor.spawn') return;
-      enqueue.spawnChild('agentActor', { id: event.id, systemId: event.systemId, input: event.input });
+    spawnActor: assign({
+      actors: ({ context, event, spawn }) =>
+        event.type === 'actor.spawn'
+          ? { ...context.actors, [event.id]: spawn('agentActor', { id: event.id, systemId: event.systemId, input: event.input }) }
+          : context.actors,
+    }),
+    tellSpawned: emit(({ context, event }): RuntimeEmitted => {
+      const id = event.type === 'actor.spawn' ? event.id : '';
+      // Spawned by spawnActor just before, in the same transition.
+      const ref = context.actors[id] as AnyActorRef;
+      return { type: 'actor.spawned', id, ref };
     }),
     stopActor: stopChild(({ event }) => (event.type === 'actor.stop' ? event.id : '')),
-    addHolder: assign({
-      servers: ({ context, event }) => {
-        if (event.type !== 'server.acquire') return context.servers;
-        const held = context.servers[event.key]!;
-        return { ...context.servers, [event.key]: { ref: held.ref, holders: [...held.holders, event.holder] } };
+    forgetActor: assign({
+      actors: ({ context, event }) => {
+        if (event.type !== 'actor.stop') return context.actors;
+        const { [event.id]: _gone, ...rest } = context.actors;
+        return rest;
       },
     }),
-    spawnServer: assign({
-      servers: ({ context, event, spawn }) => {
-        if (event.type !== 'server.acquire' || !event.spawn) return context.servers;
-        const { logic, id, systemId, input } = event.spawn;
-        // XState's types allow an `id` only for logic named in setup; at run time `spawn` takes it
-        // for any logic (a server's machine is provided per client, so it cannot be named there).
-        const spawnWithId = spawn as (logic: AnyActorLogic, options: { id: string; systemId: string; input: unknown }) => AnyActorRef;
-        return { ...context.servers, [event.key]: { ref: spawnWithId(logic, { id, systemId, input }), holders: [event.holder] } };
+    ensureSupervisor: assign({
+      supervisors: ({ context, event, spawn }) => {
+        if (event.type !== 'server.acquire') return context.supervisors;
+        const { id, input } = event.supervisor;
+        const entry = context.supervisors[id];
+        const ref = entry?.ref ?? spawn('serverSupervisor', { id, systemId: id, input });
+        return { ...context.supervisors, [id]: { ref, acquires: (entry?.acquires ?? 0) + 1 } };
       },
     }),
-    removeHolder: assign({
-      servers: ({ context, event }) => {
-        if (event.type !== 'server.release') return context.servers;
-        const held = context.servers[event.key];
-        if (!held) return context.servers;
-        // One reference at a time: an actor that acquired twice releases twice.
-        const at = held.holders.indexOf(event.holder);
-        if (at < 0) return context.servers;
-        return { ...context.servers, [event.key]: { ref: held.ref, holders: held.holders.toSpliced(at, 1) } };
+    // The request goes on as it came: the supervisor answers its replyTo.
+    forwardToSupervisor: sendTo(
+      ({ context, event }) => supervisorOf(context, event)?.ref ?? '',
+      ({ event }) => event,
+    ),
+    // No supervisor: nothing of it is held any more.
+    replyNotHeld: sendTo(
+      ({ event }) => (event.type === 'server.release' ? event.replyTo : ''),
+      ({ event }): SupervisorReply => ({ type: 'server.released', key: event.type === 'server.release' ? event.key : '', last: false, holders: 0 }),
+    ),
+    stopSupervisor: stopChild(({ event }) => (event.type === 'supervisor.empty' ? event.id : '')),
+    forgetSupervisor: assign({
+      supervisors: ({ context, event }) => {
+        if (event.type !== 'supervisor.empty') return context.supervisors;
+        const { [event.id]: _gone, ...rest } = context.supervisors;
+        return rest;
       },
     }),
-    forgetServer: assign({
-      servers: ({ context, event }) => (event.type === 'server.release' ? without(context.servers, event.key) : context.servers),
-    }),
-    stopServer: stopChild(({ event }) => (event.type === 'server.retire' ? event.actor : '')),
   },
 }).createMachine({
   id: 'runtime',
-  context: { servers: {} },
+  context: { actors: {}, supervisors: {} },
   initial: 'running',
   // These hold while the runtime shuts down too: an activation under way finishes (and is then
   // deactivated like every other), and actors and servers wind down.
   on: {
-    'actor.spawn': { actions: 'spawnActor' },
-    'actor.stop': { actions: 'stopActor' },
-    'server.acquire': [{ guard: 'isServerHeld', actions: 'addHolder' }, { guard: 'canSpawnServer', actions: 'spawnServer' }],
-    'server.release': [{ guard: 'isLastHolder', actions: 'forgetServer' }, { actions: 'removeHolder' }],
-    'server.retire': { actions: 'stopServer' },
+    'actor.spawn': { actions: ['spawnActor', 'tellSpawned'] },
+    'actor.stop': { actions: ['stopActor', 'forgetActor'] },
+    'server.acquire': { actions: ['ensureSupervisor', 'forwardToSupervisor'] },
+    'server.release': [{ guard: 'hasSupervisor', actions: 'forwardToSupervisor' }, { actions: 'replyNotHeld' }],
+    'server.retire': { guard: 'hasSupervisor', actions: 'forwardToSupervisor' },
+    'supervisor.empty': { guard: 'isSupervisorDone', actions: ['stopSupervisor', 'forgetSupervisor'] },
   },
   states: {
     running: {

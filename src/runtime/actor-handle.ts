@@ -5,7 +5,7 @@
  */
 import { unsetVariablesError } from '../config/unset-variables.js';
 import type { CallContext } from '../client/call-context.js';
-import { waitFor, type Actor, type ActorRefFrom, type AnyActorRef } from 'xstate';
+import { waitFor, type Actor, type ActorRefFrom } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, messageOf } from '../errors/mcp-actors-error.js';
@@ -16,7 +16,7 @@ import { toolCallSteps } from '../tool-call/tool-call-steps.js';
 import { CallSet } from '../tool-call/call-signal.js';
 import { argsAreValid, invalidArgsError } from '../tool-call/tool-call-errors.js';
 import type { DomainServer } from '../inprocess/define-server.js';
-import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../inprocess/define-tool.js';
+import { tenancyOf, tenantMeta } from '../tenancy/tenancy.js';
 import { registerInProcessServer } from '../inprocess/in-process-server.js';
 import type { ToolCategory } from '../inprocess/tool-category.js';
 import { holderOf, type Activation, type ActivationReport, type actorMachine } from '../machines/actor-machine.js';
@@ -115,12 +115,12 @@ export class ActorHandle implements AsyncDisposable {
     this.registry.changes$.subscribe(() => (this.toolsetStale = true));
     const tenantKey = wiring.spec.tenantKey;
     this.callContext = Object.freeze({ actor: this.name, tenant: this.tenant });
-    this.meta = Object.freeze({ tenant: wiring.tenant, [tenantKey]: wiring.tenant });
+    this.meta = tenantMeta(wiring.tenant, tenantKey);
     const policy: PolicyContext = {
       actor: this.name,
       tenant: this.tenant,
       policy: wiring.spec.permissions,
-      tenantArgumentNames: new Set([...DEFAULT_TENANT_ARGUMENT_NAMES, tenantKey].map((n) => n.toLowerCase())),
+      tenantArgumentNames: tenancyOf({ tenantKey }).deniedNames,
       approve: wiring.approve,
       // Approval is asked only once the paths are known to stay in the sandbox (the rewrite under
       // the lock still decides; this one only spares the person a question with a known answer).
@@ -137,13 +137,19 @@ export class ActorHandle implements AsyncDisposable {
     const steps = toolCallSteps({ registry: this.registry, workspace: wiring.workspace, authorize: authorizeWith(policy) });
     this.steps = wiring.telemetry ? wiring.telemetry.traceSteps(steps) : steps;
     // The runtime's machine spawns the actor's machine (its `agentActor`, whose activation work is
-    // this handle's activateServers / releaseServers) and owns it.
+    // this handle's activateServers / releaseServers), owns it, and answers with `actor.spawned`.
+    // The runtime is asked from the host's turn, not from inside a transition: the answer has come
+    // by the time send returns, or the runtime has shut down.
+    let spawned: ActorRefFrom<typeof actorMachine> | undefined;
+    const answered = wiring.runtime.on('actor.spawned', (event) => {
+      if (event.id === wiring.label) spawned = event.ref as ActorRefFrom<typeof actorMachine>;
+    });
     wiring.runtime.send({ type: 'actor.spawn', id: wiring.label, systemId: this.holder, input: { name: this.name, tenant: this.tenant, id: this.id } });
-    const spawned = wiring.runtime.getSnapshot().children[wiring.label];
+    answered.unsubscribe();
     if (!spawned) {
       throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `actor "${this.name}" could not be spawned: the runtime has shut down; create a new runtime`);
     }
-    this.actor = spawned as ActorRefFrom<typeof actorMachine>;
+    this.actor = spawned;
     const emitState = (value: unknown): void => wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(value) });
     emitState(this.actor.getSnapshot().value);
     this.actor.subscribe((snapshot) => emitState(snapshot.value));
@@ -351,7 +357,6 @@ export class ActorHandle implements AsyncDisposable {
     }
     const wanted = this.skills.serversOf(spec.skills);
     const started: string[] = [];
-    const held: Record<string, AnyActorRef> = {};
     const unavailable: { server: string; error: McpActorsError }[] = [];
     const attempts = wanted.map(async ({ server, required }) => {
       const domain = this.wiring.domainServers.get(server);
@@ -390,7 +395,6 @@ export class ActorHandle implements AsyncDisposable {
         ),
       });
       this.leases.push(lease);
-      held[server] = lease.adapter.client.actor;
       try {
         await lease.adapter.connect();
         await lease.adapter.registerTools(this.registry, { namespace: server });
@@ -409,7 +413,7 @@ export class ActorHandle implements AsyncDisposable {
       throw failure.reason;
     }
     this.refreshToolset();
-    return { report: { servers: started, unavailable }, servers: held };
+    return { report: { servers: started, unavailable } };
   }
 
   /** A server that did not start at activation joins the tool set once it is RUNNING. */

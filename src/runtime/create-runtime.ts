@@ -222,21 +222,11 @@ class RuntimeImpl implements Runtime {
     // OpenTelemetry, when the host has installed @opentelemetry/api: read from the events.
     this.telemetry = traceRuntime(this.events$);
     // The actor machine, provided once: its work is done by the handle of the actor it runs for.
-    // The work begins once the machine's transition into the state that invoked it is over: the
-    // `server.acquire` / `server.release` it asks the machine to send are then processed at once
-    // (an event sent to an actor in the middle of a transition waits in its mailbox), so the work
-    // reads their effect on the runtime's machine right after sending them.
-    const afterTransition = (): Promise<void> => Promise.resolve();
+    // The work asks the machine for servers and is told by its answers (events), whenever they come.
     const agentActor = actorMachine.provide({
       actors: {
-        activateActor: fromPromise(async ({ input }) => {
-          await afterTransition();
-          return this.handleOf(input.id).activateServers();
-        }),
-        deactivateActor: fromPromise(async ({ input }) => {
-          await afterTransition();
-          return this.handleOf(input.id).releaseServers();
-        }),
+        activateActor: fromPromise(async ({ input }) => this.handleOf(input.id).activateServers()),
+        deactivateActor: fromPromise(async ({ input }) => this.handleOf(input.id).releaseServers()),
       },
     });
     this.actor = createActor(runtimeMachine.provide({ actors: { agentActor, shutDown: fromPromise(() => this.stopEverything()) } }), {

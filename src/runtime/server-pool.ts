@@ -3,16 +3,21 @@
  * server actor; it stops when the last of them lets go (or earlier by idle stop). A different
  * tenant or sandbox always gets its own (ADR-004-F: no process reused across tenants).
  *
- * The runtime's machine decides: it spawns each server actor as its child, keeps who holds it, and
- * says when the last holder let go (`server.acquire` / `server.release`, see runtime-machine.ts).
- * The pool keeps the clients (the code that talks to each server) and waits for the stops.
+ * The server supervisor of the tenant and sandbox decides (see machines/server-supervisor.ts): it
+ * spawns each server actor as its child and keeps who holds it. The pool asks through the agent
+ * actor that takes or lets go of the reference (`server.acquire` / `server.release`) and is told
+ * by the answer the actor emits (`server.acquired` with the server actor, `server.released` with
+ * `last` when nobody holds it any more); it never reads a machine's snapshot to learn what a send
+ * did. The pool keeps the clients (the code that talks to each server) and waits for the stops.
  */
 import { homedir } from 'node:os';
 import type { Actor, ActorRefFrom } from 'xstate';
 import { McpToolAdapter } from '../adapter/mcp-tool-adapter.js';
 import { McpClient, type ServerActorHost } from '../client/mcp-client.js';
-import { ChildSpawn, type runtimeMachine } from '../machines/runtime-machine.js';
-import type { actorMachine } from '../machines/actor-machine.js';
+import type { runtimeMachine, SupervisorAddress } from '../machines/runtime-machine.js';
+import type { actorMachine, ActorEvent } from '../machines/actor-machine.js';
+import { ChildSpawn } from '../machines/child-spawn.js';
+import { supervisorLabel, type SupervisorReply } from '../machines/server-supervisor.js';
 import type { CapabilityOverrides } from '../registry/capabilities.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -40,6 +45,8 @@ export interface PoolEntry {
   readonly server: string;
   readonly tenant: string;
   readonly sandboxRoot: string | undefined;
+  /** The id of the server supervisor that owns its actor (one per tenant and sandbox). */
+  readonly supervisor: string;
   readonly adapter: McpToolAdapter;
 }
 
@@ -61,10 +68,12 @@ export class ServerPool {
   /** Servers whose last holder let go, while they stop: the next acquire of their key waits for it. */
   private readonly retiring = new Map<string, Promise<void>>();
   private readonly created: ((entry: PoolEntry) => void)[] = [];
+  /** How many actors hold each server, as the supervisor's last answer about it said. */
+  private readonly holderCounts = new Map<string, number>();
   private closed = false;
 
   constructor(
-    /** The runtime's actor: it owns every server actor, as its child. */
+    /** The runtime's actor: its server supervisors own the server actors. */
     private readonly runtime: Actor<typeof runtimeMachine>,
     private readonly redactor: Redactor,
     private readonly remote: RemoteOptions = {},
@@ -75,21 +84,30 @@ export class ServerPool {
     this.created.push(listener);
   }
 
-  /** Takes a reference to the server of `config` for `options.holder`, spawning its actor if nobody holds one. */
+  /** Takes a reference to the server of `config` for `options.actor`, spawning its actor if nobody holds one. */
   async acquire(config: ResolvedServerConfig, options: AcquireOptions): Promise<PoolEntry> {
     const key = `${config.name}\u0000${options.tenant}\u0000${options.sandboxRoot ?? ''}`;
-    // One server actor of a key at a time (its id and systemId are its key's): a new one waits
-    // until the one stopping is gone.
-    await this.retiring.get(key);
-    if (this.closed) {
-      throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `server "${config.name}" was asked for after the runtime shut down; create a new runtime`);
-    }
-    const existing = this.entries.get(key);
-    if (existing) {
-      const before = this.holders(existing);
-      options.actor.send({ type: 'server.acquire', key });
-      if (this.holders(existing) !== before + 1) throw shutDown(config.name);
-      return existing;
+    const supervisor: SupervisorAddress = {
+      id: supervisorLabel(options.tenant, options.sandboxId),
+      input: { tenant: options.tenant, sandboxId: options.sandboxId },
+    };
+    for (;;) {
+      // One server actor of a key at a time (its id and systemId are its key's): a new one waits
+      // until the one stopping is gone.
+      await this.retiring.get(key);
+      if (this.closed) {
+        throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `server "${config.name}" was asked for after the runtime shut down; create a new runtime`);
+      }
+      const existing = this.entries.get(key);
+      if (!existing) break;
+      const reply = await ask(options.actor, { type: 'server.acquire', key, supervisor }).answer;
+      if (reply === undefined) throw shutDown(config.name);
+      if (reply.type === 'server.acquired') {
+        this.holderCounts.set(key, reply.holders);
+        return existing;
+      }
+      // Refused: its last holder let go meanwhile, and it stops; acquire it afresh once it has.
+      if (this.entries.get(key) === existing) await this.retire(existing).catch(() => undefined);
     }
     const placed = bindPlaceholders(config, { TENANT: options.tenant, SANDBOX_ROOT: options.sandboxRoot });
     const confine = placed.transport === 'stdio' ? withSandbox(placed.confine, options.sandboxRoot, options.projectRoot) : placed.confine;
@@ -106,13 +124,14 @@ export class ServerPool {
       ...(provider ? { auth: provider } : {}),
       ...forTenant(options.tenant, this.remote),
       ...(this.remote.serverActors?.[config.name] ? { actors: this.remote.serverActors[config.name] } : {}),
-      host: this.hostFor(key, options.actor),
+      host: this.hostFor(key, supervisor, options.actor),
     });
     const entry: PoolEntry = {
       key,
       server: config.name,
       tenant: options.tenant,
       sandboxRoot: options.sandboxRoot,
+      supervisor: supervisor.id,
       adapter: new McpToolAdapter(client, { overrides: options.overrides }),
     };
     this.entries.set(key, entry);
@@ -122,15 +141,17 @@ export class ServerPool {
 
   /** Lets go of `actor`'s reference; after the last one the server stops, and this waits until its process is gone. */
   async release(entry: PoolEntry, actor: ActorRefFrom<typeof actorMachine>): Promise<void> {
-    actor.send({ type: 'server.release', key: entry.key });
-    // The machine forgets a server when its last holder lets go (its isLastHolder guard).
-    if (this.holders(entry) > 0 || this.entries.get(entry.key) !== entry) return;
-    await this.retire(entry);
+    const reply = await ask(actor, { type: 'server.release', key: entry.key, supervisor: entry.supervisor }).answer;
+    if (reply?.type !== 'server.released') return;
+    if (this.entries.get(entry.key) === entry) this.holderCounts.set(entry.key, reply.holders);
+    if (!reply.last) return;
+    // The supervisor forgot it (nobody holds it): stop it, or wait for the stop another asker began.
+    await (this.entries.get(entry.key) === entry ? this.retire(entry) : this.retiring.get(entry.key));
   }
 
-  /** How many actors hold the server (the runtime's machine keeps count). */
+  /** How many actors hold the server, as its supervisor last answered. */
   holders(entry: PoolEntry): number {
-    return this.runtime.getSnapshot().context.servers[entry.key]?.holders.length ?? 0;
+    return this.entries.get(entry.key) === entry ? (this.holderCounts.get(entry.key) ?? 0) : 0;
   }
 
   list(): PoolEntry[] {
@@ -146,6 +167,7 @@ export class ServerPool {
   /** Stops the server and its actor (the client stops the server, then asks the runtime to stop the child). */
   private retire(entry: PoolEntry): Promise<void> {
     this.entries.delete(entry.key);
+    this.holderCounts.delete(entry.key);
     const stopped = entry.adapter.dispose().finally(() => {
       if (this.retiring.get(entry.key) === done) this.retiring.delete(entry.key);
     });
@@ -154,21 +176,49 @@ export class ServerPool {
     return stopped;
   }
 
-  /** Where a client's server actor lives: a child of the runtime's machine, acquired by `actor`. */
-  private hostFor(key: string, actor: ActorRefFrom<typeof actorMachine>): ServerActorHost {
+  /** Where a client's server actor lives: a child of the supervisor of its tenant and sandbox, acquired by `actor`. */
+  private hostFor(key: string, supervisor: SupervisorAddress, actor: ActorRefFrom<typeof actorMachine>): ServerActorHost {
     const runtime = this.runtime;
+    const counts = this.holderCounts;
     return {
       spawn(logic, { id, systemId, input }) {
-        actor.send({ type: 'server.acquire', key, spawn: new ChildSpawn(logic, id, systemId, input) });
-        const held = runtime.getSnapshot().context.servers[key];
-        if (!held) throw shutDown(id);
-        return held.ref as ReturnType<ServerActorHost['spawn']>;
+        // The client's constructor needs its actor now. The pool asks from a turn of its own (after
+        // an await), never from inside a transition, so XState has delivered the supervisor's answer
+        // by the time send returns; the ref is taken from that answer.
+        const reply = ask(actor, { type: 'server.acquire', key, supervisor, spawn: new ChildSpawn(logic, id, systemId, input) }).given();
+        if (reply?.type !== 'server.acquired') throw shutDown(id);
+        counts.set(key, reply.holders);
+        return reply.ref as ReturnType<ServerActorHost['spawn']>;
       },
-      retire(actor) {
-        runtime.send({ type: 'server.retire', actor });
+      retire(server) {
+        runtime.send({ type: 'server.retire', supervisor: supervisor.id, actor: server });
       },
     };
   }
+}
+
+/**
+ * Sends a request to the agent actor and is told by the answer it emits for the request's key
+ * (`server.acquired`, `server.refused`, `server.released`); `undefined` when the actor has stopped
+ * (the runtime shut down), when no answer can come.
+ */
+function ask(
+  actor: ActorRefFrom<typeof actorMachine>,
+  request: Extract<ActorEvent, { type: 'server.acquire' | 'server.release' }>,
+): { readonly answer: Promise<SupervisorReply | undefined>; readonly given: () => SupervisorReply | undefined } {
+  if (actor.getSnapshot().status !== 'active') return { answer: Promise.resolve(undefined), given: () => undefined };
+  let given: SupervisorReply | undefined;
+  let tell: (reply: SupervisorReply) => void = () => undefined;
+  const answer = new Promise<SupervisorReply>((resolve) => (tell = resolve));
+  const listen = (reply: SupervisorReply): void => {
+    if (reply.key !== request.key || given) return;
+    given = reply;
+    for (const subscription of subscriptions) subscription.unsubscribe();
+    tell(reply);
+  };
+  const subscriptions = [actor.on('server.acquired', listen), actor.on('server.refused', listen), actor.on('server.released', listen)];
+  actor.send(request);
+  return { answer, given: () => given };
 }
 
 function shutDown(server: string): McpActorsError {

@@ -56,7 +56,7 @@ async function fourCalls(runtime: Runtime) {
   return triager;
 }
 
-const TREE = ['runtime', 'actor:triager:acme', 'server:files:acme', 'server:notes:acme'];
+const TREE = ['runtime', 'actor:triager:acme', 'servers:acme', 'server:files:acme', 'server:notes:acme'];
 const CALLS = ['call:triager:acme#1 files/echo', 'call:triager:acme#2 notes/echo', 'call:triager:acme#3 files/echo', 'call:triager:acme#4 notes/echo'];
 
 describe('the inspector server', () => {
@@ -73,7 +73,7 @@ describe('the inspector server', () => {
     expect(bridge).toContain('<iframe id="inspector" title="Stately inspector" src="https://stately.ai/inspect">');
   });
 
-  it('sends the whole tree with role labels: runtime, actor, two servers, one actor per call', async () => {
+  it('sends the whole tree with role labels: runtime, actor, the tenant\'s server supervisor, two servers, one actor per call', async () => {
     const runtime = await inspectedRuntime(config());
     const viewer = await viewerOf(runtime);
     await fourCalls(runtime);
@@ -86,8 +86,9 @@ describe('the inspector server', () => {
     expect(byName.get('runtime')!.parentId).toBeUndefined();
     expect(byName.get('actor:triager:acme')!.parentId).toBe(idOf('runtime'));
     for (const name of CALLS) expect(byName.get(name)!.parentId).toBe(idOf('actor:triager:acme'));
-    // Shared by reference among the actors of one tenant, server actors belong to the runtime.
-    for (const name of ['server:files:acme', 'server:notes:acme']) expect(byName.get(name)!.parentId).toBe(idOf('runtime'));
+    // Shared by reference among the actors of one tenant, server actors belong to the tenant's supervisor.
+    expect(byName.get('servers:acme')!.parentId).toBe(idOf('runtime'));
+    for (const name of ['server:files:acme', 'server:notes:acme']) expect(byName.get(name)!.parentId).toBe(idOf('servers:acme'));
     // Each call's steps are states of its machine.
     const callId = idOf(CALLS[0]!);
     const states = viewer.messages.filter((m) => m.type === '@xstate.snapshot' && m.sessionId === callId).map((m) => JSON.stringify(m.snapshot?.value));

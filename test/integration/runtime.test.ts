@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InspectionEvent } from 'xstate';
+import type { ActorRefFrom, InspectionEvent } from 'xstate';
+import type { serverSupervisor } from '../../src/machines/server-supervisor.js';
 import { defineServer } from '../../src/inprocess/define-server.js';
 import { defineTool } from '../../src/inprocess/define-tool.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
@@ -185,7 +186,7 @@ describe('createRuntime', () => {
     await expectAllGone([acme.pid!]);
   });
 
-  it('owns the tree as statecharts: actor machines and shared server actors are children of the runtime machine', async () => {
+  it('owns the tree as statecharts: actor machines and a supervisor per tenant are children of the runtime machine, shared server actors children of the supervisor', async () => {
     const inspection: InspectionEvent[] = [];
     const rt = await runtime({ inspect: (event) => inspection.push(event) });
     // Who sent each acquire and release to the runtime's actor.
@@ -194,12 +195,14 @@ describe('createRuntime', () => {
         .filter((e): e is InspectionEvent & { type: '@xstate.event' } => e.type === '@xstate.event' && e.event.type === type && e.actorRef === rt.actor)
         .map((e) => `${String((e.sourceRef as { id?: string } | undefined)?.id)} ${String((e.event as { holder?: string }).holder)}`);
     const children = (): string[] => Object.keys(rt.actor.getSnapshot().children).sort();
+    const supervisor = () => rt.actor.getSnapshot().context.supervisors['servers:acme']?.ref as ActorRefFrom<typeof serverSupervisor> | undefined;
     const held = (): Record<string, number> =>
-      Object.fromEntries(Object.values(rt.actor.getSnapshot().context.servers).map((server) => [server.ref.id, server.holders.length]));
+      Object.fromEntries(Object.values(supervisor()?.getSnapshot().context.servers ?? {}).map((server) => [server.ref.id, server.holders.length]));
     const a1 = await rt.activate('assistant', { tenant: 'acme' });
     const a2 = await rt.activate('assistant', { tenant: 'acme' });
     // Two actors of one name and tenant at once: labels stay readable and distinct.
-    expect(children()).toEqual(['actor:assistant:acme', 'actor:assistant:acme (2)', 'server:fixture:acme', 'server:memory:acme']);
+    expect(children()).toEqual(['actor:assistant:acme', 'actor:assistant:acme (2)', 'servers:acme']);
+    expect(Object.keys(supervisor()!.getSnapshot().children).sort()).toEqual(['server:fixture:acme', 'server:memory:acme']);
     expect(held()).toEqual({ 'server:fixture:acme': 2, 'server:memory:acme': 2 });
     // The actor machines asked for them, each naming itself as the holder.
     expect(asked('server.acquire').sort()).toEqual([
@@ -208,22 +211,22 @@ describe('createRuntime', () => {
       'actor:assistant:acme actor:assistant:acme:1',
       'actor:assistant:acme actor:assistant:acme:1',
     ]);
-    // Each actor machine holds references to the servers it shares (the runtime owns them).
-    const refs = a1.actor.getSnapshot().context.servers;
-    expect(Object.keys(refs).sort()).toEqual(['fixture', 'memory']);
-    expect(refs.fixture).toBe(rt.actor.getSnapshot().children['server:fixture:acme']);
-    expect(a2.actor.getSnapshot().context.servers.fixture).toBe(refs.fixture);
+    // Each actor machine lists the servers it holds (their supervisor owns them).
+    const ids = (actor: typeof a1): string[] => actor.actor.getSnapshot().context.servers.map((server) => server.id).sort();
+    expect(ids(a1)).toEqual(['server:fixture:acme', 'server:memory:acme']);
+    expect(ids(a2)).toEqual(ids(a1));
+    const fixtureRef = supervisor()!.getSnapshot().children['server:fixture:acme']!;
     const fixturePid = rt.status().servers.find((s) => s.server === 'fixture')!.pid;
     await a1.deactivate();
     expect(a1.actor.getSnapshot().status).toBe('stopped');
-    expect(children()).toEqual(['actor:assistant:acme (2)', 'server:fixture:acme', 'server:memory:acme']);
+    expect(children()).toEqual(['actor:assistant:acme (2)', 'servers:acme']);
     expect(held()).toEqual({ 'server:fixture:acme': 1, 'server:memory:acme': 1 });
     await a2.deactivate();
-    // The last holder let go: the servers were stopped cleanly, then their actors.
+    // The last holder let go: the servers were stopped cleanly, then their actors, then their supervisor.
     expect(asked('server.release')).toHaveLength(4);
     expect(children()).toEqual([]);
-    expect(held()).toEqual({});
-    expect(refs.fixture!.getSnapshot().status).toBe('stopped');
+    expect(supervisor()).toBeUndefined();
+    expect(fixtureRef.getSnapshot().status).toBe('stopped');
     if (fixturePid !== undefined) await expectAllGone([fixturePid]);
     // The same server is acquired afresh by the next actor.
     const again = await rt.activate('assistant', { tenant: 'acme' });
@@ -299,9 +302,10 @@ describe('createRuntime', () => {
     const actorId = Object.keys(tree).find((id) => id.startsWith('actor:assistant:acme'))!;
     expect(tree.runtime).toBeUndefined();
     expect(tree[actorId]).toBe('runtime');
-    // Server actors are shared by reference among the actors of a tenant: the runtime owns them.
-    expect(tree['server:fixture:acme']).toBe('runtime');
-    expect(tree['server:memory:acme']).toBe('runtime');
+    // Server actors are shared by reference among the actors of a tenant: the tenant's supervisor owns them.
+    expect(tree['servers:acme']).toBe('runtime');
+    expect(tree['server:fixture:acme']).toBe('servers:acme');
+    expect(tree['server:memory:acme']).toBe('servers:acme');
     const calls = Object.keys(tree).filter((id) => id.startsWith('call:'));
     expect(calls).toHaveLength(2);
     for (const call of calls) expect(tree[call]).toBe(actorId);
