@@ -7,13 +7,11 @@
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, type ConfigProblem } from '../errors/index.js';
 import { compileSchema, type JsonSchema } from '../registry/json-schema-validators.js';
+import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../tenancy/tenancy.js';
 import { TOOL_CATEGORIES, isToolCategory, type ToolCategory } from './tool-category.js';
 
 /** MCP's tool-name alphabet (SEP-986); the same pattern is used for domain names. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
-
-/** Argument names that can never reach a tool: the tenant comes from the session (AI-03). */
-export const DEFAULT_TENANT_ARGUMENT_NAMES: readonly string[] = Object.freeze(['org_id', 'tenant', 'tenant_id']);
 
 /**
  * What a tool sees besides its parameters. The tenant is injected by the framework, never taken

@@ -21,9 +21,10 @@ import { ErrorCode } from '../errors/codes.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { DomainServer } from './define-server.js';
 import { LOG_LEVELS, isPlainObject, type LogLevel } from './define-tool.js';
-import { callDomainTool, prepareDomainTools, tenantSettings, type CallHooks, type PreparedDomainTool } from './in-process-server.js';
+import { callDomainTool, prepareDomainTools, type CallHooks, type PreparedDomainTool } from './in-process-server.js';
+import { claimedTenant, tenancyOf } from '../tenancy/tenancy.js';
 import { toolFailure } from '../tool-call/tool-failure.js';
-import { claimedTenant, decideAccess, type AuditOutcome, type ServedAuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
+import { decideAccess, type AuditOutcome, type ServedAuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
 import { categoryAnnotations } from './tool-category.js';
 import { traceServedCall } from '../telemetry/served-call-span.js';
 
@@ -31,7 +32,7 @@ import { traceServedCall } from '../telemetry/served-call-span.js';
 export interface ServeCommonOptions {
   /** The `_meta` key that may also name the tenant, and the context key; default `'org_id'`. */
   readonly tenantKey?: string;
-  /** Argument names refused in any case; default `org_id`, `tenant`, `tenant_id`, plus `tenantKey`. */
+  /** Argument names denied in any case; default `org_id`, `tenant`, `tenant_id`, plus `tenantKey`. */
   readonly tenantArgumentNames?: readonly string[];
   /** The category rules: `restricted` always needs `tool:<name>`; `execute` follows `policy.execute`. */
   readonly policy?: ServePolicy;
@@ -48,11 +49,11 @@ export interface ServableDomain {
 }
 
 export function servableDomain(server: DomainServer, options: ServeCommonOptions): ServableDomain {
-  const { tenantKey, tenantNames } = tenantSettings(options);
-  const prepared = prepareDomainTools(server, tenantKey, tenantNames);
+  const tenancy = tenancyOf(options);
+  const prepared = prepareDomainTools(server, tenancy);
   return {
     server,
-    tenantKey,
+    tenantKey: tenancy.tenantKey,
     byName: new Map(prepared.map((tool) => [tool.tool.name, tool] as const)),
     listing: Object.freeze(prepared.map(toolListing)),
   };
@@ -125,18 +126,18 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
     const category = tool.tool.category;
     const claimed = claimedTenant(meta, domain.tenantKey, session.tenant);
     if (claimed !== undefined) {
-      record('refused', category, { errorCode: 'TENANT_MISMATCH', rule: 'tenant-mismatch' });
-      return refusal(
+      record('denied', category, { errorCode: 'TENANT_MISMATCH', rule: 'tenant-mismatch' });
+      return denial(
         'TENANT_MISMATCH',
         'tenant-mismatch',
-        `call "${tool.label}" refused: its _meta names tenant ${JSON.stringify(claimed)}, but this session serves tenant "${session.tenant}"; ` +
+        `call "${tool.label}" denied: its _meta names tenant ${JSON.stringify(claimed)}, but this session serves tenant "${session.tenant}"; ` +
           'the tenant comes from the session, never from the message — open a session with a credential for that tenant',
       );
     }
     const access = decideAccess(tool.tool, session, policy);
     if (!access.allowed) {
-      record('refused', category, { errorCode: 'PERMISSION_DENIED', rule: access.rule });
-      return refusal('PERMISSION_DENIED', access.rule, `call "${tool.label}" refused (${access.rule}): ${access.reason}`);
+      record('denied', category, { errorCode: 'PERMISSION_DENIED', rule: access.rule });
+      return denial('PERMISSION_DENIED', access.rule, `call "${tool.label}" denied (${access.rule}): ${access.reason}`);
     }
 
     const progressToken = meta?.progressToken;
@@ -164,6 +165,7 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
     // The actor is who the session authenticated; a client's `_meta.actor` names nobody.
     const result = await callDomainTool(tool, args ?? {}, session.tenant, session.actor, callId, { signal: extra.signal }, hooks);
     if (result.success) record('succeeded', category);
+    else if (result.errorCode === 'TENANT_ARGUMENT') record('denied', category, { errorCode: result.errorCode, rule: 'tenant-argument' });
     else record(result.errorCode === 'CANCELLED' ? 'cancelled' : 'failed', category, result.errorCode === undefined ? {} : { errorCode: result.errorCode });
     return toCallToolResult(result);
   }));
@@ -185,7 +187,7 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   };
 }
 
-function refusal(errorCode: 'TENANT_MISMATCH' | 'PERMISSION_DENIED', rule: string, message: string): CallToolResult {
+function denial(errorCode: 'TENANT_MISMATCH' | 'PERMISSION_DENIED', rule: string, message: string): CallToolResult {
   const answer = toCallToolResult(toolFailure(performance.now(), errorCode, message));
   return { ...answer, _meta: { ...answer._meta, rule } };
 }

@@ -10,7 +10,6 @@
  * again, and the context's AbortSignal is made only if the tool reads it.
  */
 import type { ValidateFunction } from 'ajv';
-import { DEFAULT_TENANT_KEY } from '../config/agents-file-schema.js';
 import { ConfigError, ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
 import { inferCapabilities } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
@@ -20,7 +19,8 @@ import type { ToolContentBlock } from '../registry/tool-content.js';
 import type { CallSignal } from '../tool-call/call-signal.js';
 import { toolFailure } from '../tool-call/tool-failure.js';
 import type { DomainServer } from './define-server.js';
-import { DEFAULT_TENANT_ARGUMENT_NAMES, domainToolProblems, type DomainTool, type LogLevel, type ToolContext } from './define-tool.js';
+import { claimedTenant, tenancyOf, tenantArgumentIn, tenantArgumentMessage, type Tenancy } from '../tenancy/tenancy.js';
+import { domainToolProblems, type DomainTool, type LogLevel, type ToolContext } from './define-tool.js';
 import { categoryAnnotations, categoryCapabilities } from './tool-category.js';
 import { contentProblem, isToolContent } from './tool-content.js';
 
@@ -73,8 +73,6 @@ export interface CallHooks {
 }
 
 
-// Context members a tenant key would shadow (and the one key an assignment cannot create).
-const RESERVED_CONTEXT_KEYS: ReadonlySet<string> = new Set(['signal', 'callId', 'actor', 'progress', 'log', 'elicit', 'sample', 'releaseStream', '__proto__']);
 const NO_OPTIONS: InvokeOptions = Object.freeze({});
 // setTimeout fires at once for anything longer (a 32-bit overflow), so such a deadline is no deadline.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -89,47 +87,24 @@ export interface PreparedDomainTool {
   readonly label: string;
   readonly validateInput: ValidateFunction;
   readonly validateOutput: ValidateFunction | undefined;
-  /** Lower-case argument names that are refused. */
-  readonly refused: ReadonlySet<string>;
+  /** Lower-case argument names that are denied (the tenant's). */
+  readonly deniedNames: ReadonlySet<string>;
   readonly tenantKey: string;
-}
-
-/** Resolves the tenant key and the refused argument names, checking both. */
-export function tenantSettings(options: { tenantKey?: string; tenantArgumentNames?: readonly string[] }): {
-  tenantKey: string;
-  tenantNames: readonly string[];
-} {
-  const tenantKey = options.tenantKey ?? DEFAULT_TENANT_KEY;
-  if (typeof tenantKey !== 'string' || tenantKey === '' || RESERVED_CONTEXT_KEYS.has(tenantKey)) {
-    throw new McpActorsError(
-      ErrorCode.INVALID_ARGUMENT,
-      `tenantKey must be a non-empty string other than ${[...RESERVED_CONTEXT_KEYS].join(', ')} (they are context members), not ${JSON.stringify(tenantKey)}`,
-      { details: { tenantKey } },
-    );
-  }
-  const names = options.tenantArgumentNames ?? DEFAULT_TENANT_ARGUMENT_NAMES;
-  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && name !== '')) {
-    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'tenantArgumentNames must be an array of non-empty strings', {
-      details: { tenantArgumentNames: names },
-    });
-  }
-  return { tenantKey, tenantNames: names.includes(tenantKey) ? names : [...names, tenantKey] };
 }
 
 /**
  * Compiles a server's tools for calling. Throws a `ConfigError` when a tool is not a valid
  * definition or its input schema declares a tenant-named property.
  */
-export function prepareDomainTools(server: DomainServer, tenantKey: string, tenantNames: readonly string[]): PreparedDomainTool[] {
+export function prepareDomainTools(server: DomainServer, { tenantKey, tenantNames, deniedNames }: Tenancy): PreparedDomainTool[] {
   const problems = server.tools.flatMap((tool) => domainToolProblems(tool, `${server.name}/${tool.name}`, tenantNames));
   if (problems.length > 0) throw new ConfigError(problems, { subject: `domain server "${server.name}"` });
-  const refused = new Set(tenantNames.map((name) => name.toLowerCase()));
   return server.tools.map((tool) => ({
     tool,
     label: `${server.name}/${tool.name}`,
     validateInput: compiled(tool.input),
     validateOutput: tool.output === undefined ? undefined : compiled(tool.output),
-    refused,
+    deniedNames,
     tenantKey,
   }));
 }
@@ -166,7 +141,7 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
   if (typeof namespace !== 'string' || namespace === '' || namespace.includes('/')) {
     throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `namespace must be a non-empty string without "/", not ${JSON.stringify(namespace)}`);
   }
-  const { tenantKey, tenantNames } = tenantSettings(options);
+  const tenancy = tenancyOf(options);
   const actor = options.actor;
   if (actor !== undefined && typeof actor !== 'string') {
     throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, 'options.actor must be a string when given');
@@ -189,7 +164,7 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
           ...(options.onProgress === undefined ? {} : { progress: options.onProgress }),
           ...(options.onLog === undefined ? {} : { log: options.onLog }),
         };
-  const records = prepareDomainTools(server, tenantKey, tenantNames).map((prepared) => {
+  const records = prepareDomainTools(server, tenancy).map((prepared) => {
     const { tool } = prepared;
     const inference = {
       toolName: tool.name,
@@ -223,8 +198,8 @@ function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: s
     const meta = options.meta;
     if (meta === undefined) return callDomainTool(prepared, args, tenant, actor, undefined, options, hooks);
     // The tenant is the registration's; a call whose _meta names another one is a cross-tenant bug upstream.
-    const claimed = meta.tenant !== undefined && meta.tenant !== tenant ? meta.tenant : meta[tenantKey];
-    if (claimed !== undefined && claimed !== tenant) {
+    const claimed = claimedTenant(meta, tenantKey, tenant);
+    if (claimed !== undefined) {
       return Promise.resolve(
         toolFailure(
           performance.now(),
@@ -235,8 +210,8 @@ function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: s
       );
     }
     const callId = typeof meta.callId === 'string' ? meta.callId : undefined;
-    const caller = actor ?? (typeof meta.actor === 'string' ? meta.actor : undefined);
-    return callDomainTool(prepared, args, tenant, caller, callId, options, hooks);
+    // The actor is the registration's, as the tenant is: never a value the call's _meta carries.
+    return callDomainTool(prepared, args, tenant, actor, callId, options, hooks);
   };
   // callDomainTool races the tool against options.timeoutMs and the call's cancel itself.
   return Object.assign(handler, { [KEEPS_OWN_DEADLINE]: true as const });
@@ -261,10 +236,8 @@ export async function callDomainTool(
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return toolFailure(started, 'VALIDATION', `validation failed for "${prepared.label}": the arguments must be an object of named arguments`, AS_TEXT);
   }
-  const { refused } = prepared;
-  for (const key in args) {
-    if (refused.has(key) || refused.has(key.toLowerCase())) return tenantArgumentRefused(prepared, key, started);
-  }
+  const tenantArgument = tenantArgumentIn(args, prepared.deniedNames);
+  if (tenantArgument !== undefined) return tenantArgumentDenied(prepared, tenantArgument, started);
   const validateInput = prepared.validateInput;
   // The call path validated these arguments, as the tool receives them, against this schema.
   if (options[VALIDATED_AGAINST] !== prepared.tool.input && !validateInput(args)) {
@@ -367,11 +340,9 @@ function contentCompleted(
   };
 }
 
-function tenantArgumentRefused(prepared: PreparedDomainTool, key: string, started: number): ToolResult {
-  const error =
-    `tenant argument refused: "${key}" cannot be passed to "${prepared.label}"; ` +
-    'the tenant comes from the session (ctx.tenant), never from arguments. Remove the argument.';
-  return toolFailure(started, 'VALIDATION', error, { ...AS_TEXT, violations: [{ path: `/${key}`, message: 'is a tenant argument; the tenant comes from the session' }] });
+function tenantArgumentDenied(prepared: PreparedDomainTool, key: string, started: number): ToolResult {
+  const error = tenantArgumentMessage(key, prepared.label);
+  return toolFailure(started, 'TENANT_ARGUMENT', error, { ...AS_TEXT, violations: [{ path: `/${key}`, message: 'is a tenant argument; the tenant comes from the session' }] });
 }
 
 // Call ids: one random prefix a process, then a counter — unique without a UUID a call.

@@ -44,7 +44,7 @@ export interface ServedDomainServer {
 /**
  * Serves `server` as an MCP server for one tenant. `tools/list` announces each tool's category in
  * its annotations and in `_meta: { category, domain }`; `tools/call` runs for the process's tenant,
- * refuses a `_meta` tenant that disagrees (TENANT_MISMATCH), a `restricted` tool without the scope
+ * denies a `_meta` tenant that disagrees (TENANT_MISMATCH), a `restricted` tool without the scope
  * `tool:<name>` and an `execute` tool the policy refuses (PERMISSION_DENIED). Resolves once
  * connected; over stdio, the end of stdin closes the server (the MCP stdio convention).
  *

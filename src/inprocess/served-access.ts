@@ -1,6 +1,6 @@
 /**
  * The rules a served domain server applies to every `tools/call`, whatever the transport:
- * the tenant comes from the session (AI-03), a `_meta` tenant that disagrees is refused; a
+ * the tenant comes from the session (AI-03), a `_meta` tenant that disagrees is denied; a
  * `restricted` tool needs a scope that names it; an `execute` tool follows the host's policy.
  * Each call then leaves one audit record (AW-14).
  */
@@ -96,23 +96,11 @@ export function decideAccess(tool: DomainTool, session: ServedSession, policy: S
   }
   return allowed
     ? ALLOWED
-    : { allowed: false, rule: 'execute-policy', reason: `"${tool.name}" is an execute tool and this server's execute policy refused it for this session` };
+    : { allowed: false, rule: 'execute-policy', reason: `"${tool.name}" is an execute tool and this server's execute policy denied it for this session` };
 }
 
-/**
- * The tenant a call's `_meta` names (`tenant` or the tenant key), or undefined when it names
- * none. Two different names count as a claim of the one that differs from `tenant`.
- */
-export function claimedTenant(meta: Readonly<Record<string, unknown>> | undefined, tenantKey: string, tenant: string): unknown {
-  if (meta === undefined) return undefined;
-  const byName = meta.tenant;
-  const byKey = meta[tenantKey];
-  if (byName !== undefined && byName !== tenant) return byName;
-  if (byKey !== undefined && byKey !== tenant) return byKey;
-  return undefined;
-}
-
-export const AUDIT_OUTCOMES = ['succeeded', 'failed', 'refused', 'cancelled'] as const;
+/** How a served call ended; `denied`: a rule said no (a tenant argument or `_meta` tenant, a scope, the execute policy) and the tool never ran. */
+export const AUDIT_OUTCOMES = ['succeeded', 'failed', 'denied', 'cancelled'] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** One call at the served boundary. Never holds a credential, an argument or a result. */
@@ -126,9 +114,9 @@ export interface ServedAuditRecord {
   /** Undefined for an unknown tool. */
   readonly category: ToolCategory | undefined;
   readonly outcome: AuditOutcome;
-  /** The tool error code of a failed or refused call (PERMISSION_DENIED, TENANT_MISMATCH, VALIDATION, ...). */
+  /** The tool error code of a failed or denied call (PERMISSION_DENIED, TENANT_MISMATCH, TENANT_ARGUMENT, VALIDATION, ...). */
   readonly errorCode?: string;
-  /** The rule of a refusal (`restricted-needs-scope`, `tenant-mismatch`, ...). */
+  /** The rule that denied the call (`restricted-needs-scope`, `tenant-mismatch`, `tenant-argument`, ...). */
   readonly rule?: string;
   readonly durationMs: number;
   /** The HTTP session, when served over HTTP. */

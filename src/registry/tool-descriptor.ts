@@ -78,6 +78,8 @@ export const ToolErrorCode = {
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** The call named a tenant other than the one its session or process serves. */
   TENANT_MISMATCH: 'TENANT_MISMATCH',
+  /** An argument named the tenant; the tenant comes from the session, never from arguments. */
+  TENANT_ARGUMENT: ErrorCode.TENANT_ARGUMENT,
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
 

@@ -10,6 +10,7 @@ import { retireReaper } from '../actors/process-groups.js';
 import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
 import type { AgentsFileConfig } from '../config/agents-file-config.js';
 import { closest } from '../config/suggest.js';
+import { DEFAULT_TENANT_KEY } from '../config/agents-file-schema.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { DomainServer } from '../inprocess/define-server.js';
@@ -434,7 +435,7 @@ class RuntimeImpl implements Runtime {
       name: actor.name,
       skills: [...actor.skills],
       permissions: { execute: actor.permissions?.execute ?? 'ask', restricted: [...(actor.permissions?.restricted ?? [])] },
-      tenantKey: actor.tenantKey ?? 'org_id',
+      tenantKey: actor.tenantKey ?? DEFAULT_TENANT_KEY,
     };
   }
 

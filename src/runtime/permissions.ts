@@ -1,11 +1,12 @@
 /**
  * An actor's permission policy (ADR-004-F's categories): `read` and `propose` run; `execute` runs
  * if the policy allows it — through the host's approval callback when the policy says `ask`;
- * `restricted` only with an explicit grant. Tenant-named arguments are refused before anything,
+ * `restricted` only with an explicit grant. Tenant-named arguments are denied before anything,
  * since the tenant comes from the session, never from a tool's arguments.
  */
 import { ErrorCode } from '../errors/codes.js';
 import { SOURCE_WORDS, toolCategory, type ToolCategory } from '../inprocess/tool-category.js';
+import { tenantArgumentIn, tenantArgumentMessage } from '../tenancy/tenancy.js';
 import type { Authorization, ToolCallInput } from '../tool-call/tool-call-io.js';
 import type { ToolDescriptor } from '../registry/tool-descriptor.js';
 // The one ExecutePolicy is agents.yaml's (from EXECUTE_POLICIES); a served server's is ServedExecutePolicy.
@@ -33,7 +34,7 @@ export interface ApprovalRequest {
 
 export type ApprovalCallback = (request: ApprovalRequest) => boolean | Promise<boolean>;
 
-/** The reason a refusal of an `execute` tool gives: why it counts as writing. */
+/** The reason a denial of an `execute` tool gives: why it counts as writing. */
 function writingReason(tool: ToolDescriptor): string {
   return `"${tool.name}" counts as writing because of ${toolCategory(tool).because}`;
 }
@@ -42,11 +43,12 @@ export interface PolicyContext {
   readonly actor: string;
   readonly tenant: string;
   readonly policy: PermissionPolicy;
+  /** Lower-case argument names denied (`tenancyOf(...).deniedNames`). */
   readonly tenantArgumentNames: ReadonlySet<string>;
   readonly approve: ApprovalCallback | undefined;
   /**
    * Checks that must pass before a person is asked (the sandbox's path checks): a call that would
-   * be refused anyway is refused without asking. Rejects with the refusal.
+   * be denied anyway is denied without asking. Rejects with the denial.
    */
   readonly beforeApproval?: ((call: ToolCallInput) => unknown) | undefined;
 }
@@ -55,21 +57,15 @@ const ALLOWED: Authorization = { allowed: true };
 
 /**
  * The policy's answer when it needs nobody asked: allowed (read, propose, a granted restricted
- * tool, execute under `allow`) or refused (a tenant argument, an ungranted restricted tool,
+ * tool, execute under `allow`) or denied (a tenant argument, an ungranted restricted tool,
  * execute under `deny`, or `ask` with no approval callback); undefined when a person must be
  * asked. Pure: the tool-call step list takes it as a decision, with no I/O.
  */
 export function policyDecision(context: PolicyContext): (tool: ToolDescriptor, args: Readonly<Record<string, unknown>>) => Authorization | undefined {
   return (tool, args) => {
-    for (const key of Object.keys(args)) {
-      if (context.tenantArgumentNames.has(key.toLowerCase())) {
-        return {
-          allowed: false,
-          code: ErrorCode.TENANT_ARGUMENT,
-          rule: 'tenant comes from the session',
-          reason: `argument "${key}" names the tenant; the runtime injects the tenant from the session, so remove it from the arguments`,
-        };
-      }
+    const tenantArgument = tenantArgumentIn(args, context.tenantArgumentNames);
+    if (tenantArgument !== undefined) {
+      return { allowed: false, code: ErrorCode.TENANT_ARGUMENT, rule: 'tenant comes from the session', reason: tenantArgumentMessage(tenantArgument, tool.name) };
     }
     const { category } = toolCategory(tool);
     if (category === 'read' || category === 'propose') return ALLOWED;

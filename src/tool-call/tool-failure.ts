@@ -26,6 +26,7 @@ export const PUBLIC_CODE: Readonly<Record<ToolErrorCode, ErrorCode>> = {
   OUTPUT_VALIDATION: ErrorCode.TOOL_FAILED,
   PERMISSION_DENIED: ErrorCode.PERMISSION_DENIED,
   TENANT_MISMATCH: ErrorCode.TENANT_MISMATCH,
+  TENANT_ARGUMENT: ErrorCode.TENANT_ARGUMENT,
 };
 
 export interface ToolFailureOptions {
@@ -97,6 +98,7 @@ export function toolErrorCodeOf(error: unknown): ToolErrorCode {
       return 'VALIDATION';
     case ErrorCode.PERMISSION_DENIED:
     case ErrorCode.TENANT_MISMATCH:
+    case ErrorCode.TENANT_ARGUMENT:
       return error.code;
     default:
       return 'CONNECTION_LOST';

@@ -99,7 +99,7 @@ describe('a domain server served over streamable HTTP, one tenant a session', ()
     expect(refused._meta).toEqual({ errorCode: 'PERMISSION_DENIED', rule: 'restricted-needs-scope' });
     await waitUntil(() => audit.some((r) => r.sessionId === transport.sessionId && r.tool === 'roster_purge'), 'the audit record');
     const record = audit.find((r) => r.sessionId === transport.sessionId && r.tool === 'roster_purge')!;
-    expect(record).toMatchObject({ transport: 'http', tenant: 'globex', category: 'restricted', outcome: 'refused', errorCode: 'PERMISSION_DENIED', rule: 'restricted-needs-scope' });
+    expect(record).toMatchObject({ transport: 'http', tenant: 'globex', category: 'restricted', outcome: 'denied', errorCode: 'PERMISSION_DENIED', rule: 'restricted-needs-scope' });
     expect(record.durationMs).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(audit)).not.toContain('token-');
 

@@ -101,7 +101,7 @@ describe('a domain server served over stdio', () => {
     const client = roster('t1');
     const refused = await client.callTool('roster_list_shifts', { ...week, org_id: 't2' });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/^tenant argument refused: "org_id"/);
+    expect(text(refused)).toMatch(/^tenant argument denied: "org_id"/);
     const mismatch = await client.callTool('roster_delete_shift', { shift_id: 's1' }, { meta: { tenant: 't2' } });
     expect(mismatch._meta).toEqual({ errorCode: 'TENANT_MISMATCH', rule: 'tenant-mismatch' });
     const unscoped = await client.callTool('roster_purge', { confirm: true });

@@ -195,12 +195,21 @@ describe('an in-process call', () => {
     expect(seen[1]!.callId).not.toBe(seen[0]!.callId);
   });
 
-  it('sets the tenant under a configured tenant key, and takes callId and actor from _meta', async () => {
+  it('sets the tenant under a configured tenant key and takes callId from _meta, but never the actor', async () => {
     const seen: ToolContext[] = [];
     const probe = oneTool((_params, ctx) => void seen.push(ctx), { tenant: 'acme', tenantKey: 'company_id' });
     await probe({}, { meta: { callId: 'c-42', actor: 'user-1', tenant: 'acme' } });
-    expect(seen[0]).toMatchObject({ tenant: 'acme', company_id: 'acme', callId: 'c-42', actor: 'user-1' });
+    expect(seen[0]).toMatchObject({ tenant: 'acme', company_id: 'acme', callId: 'c-42' });
     expect(seen[0]!.org_id).toBeUndefined();
+    // A registration that names no actor has none: a caller's _meta.actor is a claim, not an identity.
+    expect(seen[0]!.actor).toBeUndefined();
+  });
+
+  it("keeps the registration's actor whatever the call's _meta.actor says", async () => {
+    const seen: ToolContext[] = [];
+    const probe = oneTool((_params, ctx) => void seen.push(ctx), { tenant: 'acme', actor: 'agent-7' });
+    await probe({}, { meta: { actor: 'admin', callId: 'c-1' } });
+    expect(seen[0]).toMatchObject({ actor: 'agent-7', callId: 'c-1' });
   });
 
   it.each(['org_id', 'tenant', 'tenant_id', 'ORG_ID', 'Tenant', 'tenant_ID'])('refuses an argument named %s and never calls the tool', async (key) => {
@@ -208,8 +217,9 @@ describe('an in-process call', () => {
     const result = await oneTool(fn)({ [key]: 'evil-corp' });
     expect(fn).not.toHaveBeenCalled();
     expect(result.success).toBe(false);
-    expect(result.errorCode).toBe('VALIDATION');
-    expect(result.error).toMatch(/^tenant argument refused:/);
+    expect(result.errorCode).toBe('TENANT_ARGUMENT');
+    expect(result.failure?.code).toBe('TENANT_ARGUMENT');
+    expect(result.error).toMatch(/^tenant argument denied:/);
     expect(result.error).toContain(`"${key}"`);
     expect(result.error).toContain('the tenant comes from the session');
     expect(result.violations).toEqual([{ path: `/${key}`, message: expect.stringContaining('tenant') }]);
@@ -219,7 +229,7 @@ describe('an in-process call', () => {
     const fn = vi.fn(() => ({}));
     const probe = oneTool(fn, { tenantKey: 'company_id', tenantArgumentNames: ['org_id', 'workspace'] });
     for (const key of ['company_id', 'Company_Id', 'workspace', 'org_id']) {
-      expect((await probe({ [key]: 'x' })).error).toMatch(/^tenant argument refused:/);
+      expect((await probe({ [key]: 'x' })).error).toMatch(/^tenant argument denied:/);
     }
     expect((await probe({ tenant: 'x' })).success).toBe(true); // not a tenant name under this configuration
     expect(fn).toHaveBeenCalledTimes(1);

@@ -203,8 +203,8 @@ describe('serveOverStdio (over an in-memory transport)', () => {
     const client = await connected();
     const answer = await callOverWire(client, 'roster_delete_shift', { Tenant_Id: 'evil' }, {});
     expect(answer.isError).toBe(true);
-    expect(text(answer)).toMatch(/^tenant argument refused: "Tenant_Id"/);
-    expect(answer._meta).toMatchObject({ errorCode: 'VALIDATION', violations: [{ path: '/Tenant_Id' }] });
+    expect(text(answer)).toMatch(/^tenant argument denied: "Tenant_Id"/);
+    expect(answer._meta).toMatchObject({ errorCode: 'TENANT_ARGUMENT', violations: [{ path: '/Tenant_Id' }] });
   });
 
   it('answers an unknown tool with a protocol error', async () => {
@@ -254,7 +254,7 @@ describe('serveOverStdio (over an in-memory transport)', () => {
       },
     );
     // The generators reach every outcome the tools can give.
-    expect([...seen].sort()).toEqual(['OUTPUT_VALIDATION', 'SERVER_ERROR', 'VALIDATION', 'success']);
+    expect([...seen].sort()).toEqual(['OUTPUT_VALIDATION', 'SERVER_ERROR', 'TENANT_ARGUMENT', 'VALIDATION', 'success']);
   });
 });
 

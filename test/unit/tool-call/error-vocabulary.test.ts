@@ -24,7 +24,7 @@ const failed = (errorCode: ToolErrorCode): ToolResult => ({ success: false, cont
 describe('one error vocabulary', () => {
   it('spells every tool failure kind the error family also has exactly as ErrorCode does', () => {
     const family = new Set<string>(Object.values(ErrorCode));
-    expect(Object.values(ToolErrorCode).filter((code) => family.has(code)).sort()).toEqual(['CANCELLED', 'CONNECTION_LOST', 'NOT_FOUND', 'PERMISSION_DENIED', 'REQUEST_TIMEOUT', 'TENANT_MISMATCH']);
+    expect(Object.values(ToolErrorCode).filter((code) => family.has(code)).sort()).toEqual(['CANCELLED', 'CONNECTION_LOST', 'NOT_FOUND', 'PERMISSION_DENIED', 'REQUEST_TIMEOUT', 'TENANT_ARGUMENT', 'TENANT_MISMATCH']);
     expect(Object.values(ToolErrorCode)).not.toContain('TIMEOUT');
     expect(Object.values(ToolErrorCode)).not.toContain('TOOL_NOT_FOUND');
   });
