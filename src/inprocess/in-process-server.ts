@@ -17,6 +17,7 @@ import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions,
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolContentBlock } from '../registry/tool-content.js';
 import type { CallSignal } from '../tool-call/call-signal.js';
+import { MAX_TIMER_MS, timeoutReason, withDeadline } from '../tool-call/deadline.js';
 import { toolFailure } from '../tool-call/tool-failure.js';
 import type { DomainServer } from './define-server.js';
 import { claimedTenant, tenancyOf, tenantArgumentIn, tenantArgumentMessage, type Tenancy } from '../tenancy/tenancy.js';
@@ -74,8 +75,6 @@ export interface CallHooks {
 
 
 const NO_OPTIONS: InvokeOptions = Object.freeze({});
-// setTimeout fires at once for anything longer (a 32-bit overflow), so such a deadline is no deadline.
-const MAX_TIMER_MS = 2_147_483_647;
 /** An in-process failure's message is also its one text block, as an MCP `isError` result carries it. */
 const AS_TEXT = { messageAsText: true } as const;
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
@@ -457,34 +456,24 @@ function settled(pending: PromiseLike<unknown>): Promise<Outcome> {
   );
 }
 
+/** The tool's answer within the call's deadline and cancel (the one deadline, `tool-call/deadline.ts`); either aborts `ctx.signal`. */
 function race(pending: PromiseLike<unknown>, ctx: CallContext, timeoutMs: number | undefined, external: Cancellation | undefined): Promise<Outcome> {
-  return new Promise<Outcome>((resolve) => {
-    let done = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const settle = (outcome: Outcome): void => {
-      if (done) return;
-      done = true;
-      if (timer !== undefined) clearTimeout(timer);
-      unlisten?.();
-      resolve(outcome);
-    };
-    const onAbort = (): void => {
-      settle({ kind: 'cancelled' });
-      ctx.abort(external?.reason);
-    };
-    if (timeoutMs !== undefined) {
-      timer = setTimeout(() => {
-        settle({ kind: 'timeout' });
-        ctx.abort(new DOMException(`the call timed out after ${timeoutMs} ms`, 'TimeoutError'));
-      }, timeoutMs);
-    }
-    const unlisten = external?.onAbort(onAbort);
-    pending.then(
-      (value) => settle({ kind: 'value', value }),
-      (error: unknown) => settle({ kind: 'error', error }),
-    );
+  return withDeadline<Outcome>(settled(pending), {
+    ms: timeoutMs,
+    signal: external,
+    onTimeout: () => {
+      ctx.abort(timeoutReason(timeoutMs ?? 0));
+      return TIMED_OUT;
+    },
+    onAbort: (reason) => {
+      ctx.abort(reason);
+      return CANCELLED;
+    },
   });
 }
+
+const TIMED_OUT: Outcome = { kind: 'timeout' };
+const CANCELLED: Outcome = { kind: 'cancelled' };
 
 /** A call's cancellation as the handler uses it: the call path's `CallSignal`, or a caller's plain signal. */
 type Cancellation = Pick<CallSignal, 'aborted' | 'reason' | 'signal' | 'onAbort'>;

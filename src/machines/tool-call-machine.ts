@@ -7,7 +7,8 @@
  *
  * A step that decides from the call's state alone (validating, or a step this call skips) is an
  * eventless transition; a step with I/O asks the call's one step runner (`runSteps`, invoked for
- * the machine's whole life) and moves when it answers `step.done`. One child actor a call instead
+ * the machine's whole life; it runs each step through `StepRunner` in `src/tool-call/step-runner.ts`,
+ * the fast path's runner too) and moves when it answers `step.done`. One child actor a call instead
  * of one a step: that is most of what a machine call costs. Cancel (`call.cancel`) and the call's
  * timeout (timed by the runner, only for a step that does not answer at once) act only in the steps
  * the list gives them to; the steps a call skips are never entered. Every call ends exactly once, with an

@@ -67,6 +67,7 @@ import {
   type TreeManifest,
 } from './tree-manifest.js';
 import { storeBlobs, treeChanged } from './tree-blobs.js';
+import { backoffDelay } from '../machines/backoff.js';
 
 export type { FileChange } from './change-set.js';
 export type { CheckpointSeed } from './checkpoint-store-dir.js';
@@ -157,7 +158,8 @@ const JOURNAL_FILE = 'rollback-in-progress';
  * rollbacks, and 8 tries (0.6 s) twice in 300 (CI, as uid 65534).
  */
 const ROLLBACK_RETRIES = 20;
-const ROLLBACK_PAUSE_MS = 5;
+/** The pause before try `attempt + 1`: the servers' pure backoff (`machines/backoff.ts`), without jitter. */
+const ROLLBACK_BACKOFF = { initialMs: 5, factor: 2, maxMs: 160, jitter: 0 } as const;
 /** How often a snapshot that met a concurrent change of the tree is taken again. */
 const SNAPSHOT_RETRIES = 3;
 // EROFS: in a confined rollback, a path that a swapped-in symlink led out of the tree.
@@ -295,7 +297,7 @@ export class CheckpointStore {
         return;
       } catch (error) {
         if (attempt >= ROLLBACK_RETRIES || !isConcurrentChange(error)) throw error;
-        await new Promise<void>((resolve) => setTimeout(resolve, ROLLBACK_PAUSE_MS * 2 ** Math.min(attempt, 5)));
+        await new Promise<void>((resolve) => setTimeout(resolve, backoffDelay(ROLLBACK_BACKOFF, attempt, 0)));
       }
     }
   }

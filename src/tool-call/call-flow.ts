@@ -1,10 +1,11 @@
 /**
  * What a tool call does, said once: the ordered list of its steps. Each step either decides its
  * move from the call's state alone (pure: validating, and any step this call skips) or performs
- * one piece of I/O through `ToolCallSteps` and turns the answer into a move. Both runners walk this
+ * one piece of I/O through `ToolCallSteps` and turns the answer into a move. Both paths walk this
  * list: the tool-call machine (`src/machines/tool-call-machine.ts`) is built from it — one state a
  * step, its transitions drawn from `to` — and the fast path (`fast-tool-call.ts`) walks it as plain
- * function calls. Neither adds a decision of its own, so they cannot drift apart;
+ * function calls; both run a step's I/O through the one step runner (`step-runner.ts`: timer,
+ * cancel race, locks). Neither adds a decision of its own, so they cannot drift apart;
  * `properties/fast-path.test.ts` checks that they agree anyway.
  *
  *   validating → authorizing → acquiring → rewritingPaths → checkpointing → invoking
@@ -97,11 +98,6 @@ export interface CallStep {
    * cancel event; `perform` turns the tool's own CANCELLED answer into the same `cancel` move).
    */
   readonly answersItself?: (steps: ToolCallSteps, state: CallState) => boolean;
-}
-
-/** Whether a step that has not answered yet must be timed by the runner. */
-export function needsTimer(step: CallStep, steps: ToolCallSteps, state: CallState): boolean {
-  return step.timeout !== undefined && step.answersItself?.(steps, state) !== true;
 }
 
 

@@ -6,6 +6,7 @@
 import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
 import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolResult } from '../registry/tool-descriptor.js';
 import type { CallSignal } from './call-signal.js';
+import { withDeadline } from './deadline.js';
 import type { JsonSchema } from '../registry/json-schema-validators.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
@@ -82,7 +83,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
       if (!workspace) return { restored: false, violation: undefined };
       const running = invocations.get(input.callId);
       if (running) {
-        const settled = await Promise.race([running.then(() => true, () => true), delay(ROLLBACK_GRACE_MS).then(() => false)]);
+        const settled = await withDeadline(running.then(() => true, () => true), { ms: ROLLBACK_GRACE_MS, onTimeout: () => false });
         // Still running after the grace: restore anyway, and let the next check look again.
         if (!settled) workspace.markDirty();
       }
@@ -115,8 +116,4 @@ class CallInvokeOptions implements InvokeOptions {
   get signal(): AbortSignal {
     return this[CALL_SIGNAL].signal;
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
