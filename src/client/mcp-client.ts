@@ -458,7 +458,7 @@ export class McpClient implements AsyncDisposable {
     if (context) this.callContexts.set(context, (this.callContexts.get(context) ?? 0) + 1);
     activity.count += 1;
     if (activity.count === 1 && this.config.idleStopMs > 0 && this.serverActor.getSnapshot().context.connection === connection) {
-      this.serverActor.send({ type: 'activity.began', callId: activity.id });
+      this.serverActor.send({ type: 'call.started', callId: activity.id });
     }
     return activity;
   }
@@ -470,7 +470,7 @@ export class McpClient implements AsyncDisposable {
       else this.callContexts.delete(context);
     }
     activity.count -= 1;
-    if (activity.count === 0 && this.config.idleStopMs > 0) this.serverActor.send({ type: 'activity.ended', callId: activity.id });
+    if (activity.count === 0 && this.config.idleStopMs > 0) this.serverActor.send({ type: 'call.ended', callId: activity.id });
   }
 
   /** The context of the calls in flight when they all belong to one actor (see `ServerRequestContext.related`). */
