@@ -76,8 +76,9 @@ export type ServerEvent =
   /** `retire: true` when its client is disposed: no call starts it again. */
   | { readonly type: 'server.stop'; readonly retire?: boolean }
   | { readonly type: 'server.reconnect' }
-  | { readonly type: 'call.started'; readonly callId: string }
-  | { readonly type: 'call.ended'; readonly callId: string }
+  // A connection's first call in flight began / its last one ended (McpClient counts them): not the runtime's call.started / call.ended events.
+  | { readonly type: 'activity.began'; readonly callId: string }
+  | { readonly type: 'activity.ended'; readonly callId: string }
   | { readonly type: 'server.ended'; readonly ended: ConnectionEnded }
   | { readonly type: 'ping.failed'; readonly error: McpActorsError }
   | ConnectEvent;
@@ -123,7 +124,7 @@ export const serverMachine = setup({
       event.type === 'server.ended' && event.ended.normal && context.config.restart !== 'permanent',
     idleStopEnabled: ({ context }) => context.config.idleStopMs > 0,
     isLastCallInFlight: ({ context, event }) =>
-      event.type === 'call.ended' && context.inFlight.length === 1 && context.inFlight[0] === event.callId,
+      event.type === 'activity.ended' && context.inFlight.length === 1 && context.inFlight[0] === event.callId,
     shouldStartAfterStop: ({ context }) => context.afterStop === 'start',
     shouldFailAfterStop: ({ context }) => context.afterStop === 'error',
     refusesLazyStart: ({ context, event }) => event.type === 'server.start' && event.explicit === false && refusesLazyStart(context),
@@ -198,11 +199,11 @@ export const serverMachine = setup({
       lastExit: exitOutput(event) ?? context.lastExit,
     })),
     addCall: assign({
-      inFlight: ({ context, event }) => (event.type === 'call.started' ? [...context.inFlight, event.callId] : context.inFlight),
+      inFlight: ({ context, event }) => (event.type === 'activity.began' ? [...context.inFlight, event.callId] : context.inFlight),
     }),
     removeCall: assign({
       inFlight: ({ context, event }) =>
-        event.type === 'call.ended' ? context.inFlight.filter((id) => id !== event.callId) : context.inFlight,
+        event.type === 'activity.ended' ? context.inFlight.filter((id) => id !== event.callId) : context.inFlight,
     }),
     clearCalls: assign({ inFlight: [] }),
     thenStop: assign({ afterStop: 'stopped' as AfterStop }),
@@ -307,8 +308,8 @@ export const serverMachine = setup({
       ],
       exit: 'clearCalls',
       on: {
-        'call.started': { target: '.busy', actions: 'addCall' },
-        'call.ended': [{ guard: 'isLastCallInFlight', target: '.idle', actions: 'removeCall' }, { actions: 'removeCall' }],
+        'activity.began': { target: '.busy', actions: 'addCall' },
+        'activity.ended': [{ guard: 'isLastCallInFlight', target: '.idle', actions: 'removeCall' }, { actions: 'removeCall' }],
         'server.ended': [
           { guard: 'isTransientAfterNormalExit', target: 'stopping', actions: ['recordEnded', 'thenStop'] },
           { guard: 'isTemporary', target: 'stopping', actions: ['recordEnded', 'thenFail'] },
