@@ -31,6 +31,7 @@ import { currentCallContext, type CallContext } from './call-context.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
 import { isCallScoped, linkCallSignal, type CallSignal } from '../tool-call/call-signal.js';
+import { MAX_TIMER_MS, withDeadline } from '../tool-call/deadline.js';
 import { CALL_SIGNAL } from '../registry/tool-descriptor.js';
 import { startMcpRequest } from '../telemetry/mcp-request-span.js';
 
@@ -117,43 +118,20 @@ function defaultServerMachine(): typeof serverMachine {
   return defaultMachine;
 }
 
-/** Waits for `work` within one caller's deadline and signal, leaving `work` itself running. */
-function withDeadline<T>(
-  work: Promise<T>,
-  context: { server: string; what: string; deadline: number; timeoutMs: number; signal: AbortSignal | undefined; connection: ServerConnection },
-): Promise<T> {
+/** Waits for `work` within one caller's deadline and signal (the one deadline, `tool-call/deadline.ts`), leaving `work` itself running. */
+function withinDeadline<T>(work: Promise<T>, context: { server: string; what: string; deadline: number; timeoutMs: number; signal: AbortSignal | undefined }): Promise<T> {
   const { server, what, deadline, timeoutMs, signal } = context;
-  if (signal?.aborted) return Promise.reject(new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, { cause: signal.reason }));
-  return new Promise<T>((resolve, reject) => {
-    // Linked, not listened to: the caller's signal holds one listener however many wait on it.
-    const link = signal ? linkCallSignal(signal) : undefined;
-    const done = (): void => {
-      clearTimeout(timer);
-      link?.unlink();
-    };
-    const onAbort = (): void => {
-      done();
-      reject(new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, { cause: signal?.reason, details: { server } }));
-    };
-    const timer = setTimeout(() => {
-      done();
-      reject(
-        new McpActorsError(ErrorCode.REQUEST_TIMEOUT, `${what} on server "${server}" got no answer within ${timeoutMs} ms; raise timeoutMs (or callTimeoutMs) if the server is slow`, {
-          details: { server, timeoutMs },
-        }),
-      );
-    }, Math.max(0, deadline - Date.now()));
-    link?.onAbort(onAbort);
-    work.then(
-      (value) => {
-        done();
-        resolve(value);
-      },
-      (error: unknown) => {
-        done();
-        reject(error);
-      },
-    );
+  return withDeadline(work, {
+    ms: Math.max(0, deadline - Date.now()),
+    signal,
+    onAbort: (reason) => {
+      throw new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, { cause: reason, details: { server } });
+    },
+    onTimeout: () => {
+      throw new McpActorsError(ErrorCode.REQUEST_TIMEOUT, `${what} on server "${server}" got no answer within ${timeoutMs} ms; raise timeoutMs (or callTimeoutMs) if the server is slow`, {
+        details: { server, timeoutMs },
+      });
+    },
   });
 }
 
@@ -314,7 +292,7 @@ export class McpClient implements AsyncDisposable {
         if (this.toolCache?.tools === fetched) this.toolCache = undefined;
       });
     }
-    return withDeadline(listing, { server: this.name, what, deadline, timeoutMs, signal: options.signal, connection });
+    return withinDeadline(listing, { server: this.name, what, deadline, timeoutMs, signal: options.signal });
   }
 
   private fetchAllTools(connection: ServerConnection): Promise<Tool[]> {
@@ -375,7 +353,8 @@ export class McpClient implements AsyncDisposable {
     const traced = startMcpRequest({ ...this.requestFacts(connection), method: 'tools/call', target: name, meta: options.meta });
     try {
       const answer = (await connection.client.callTool(traced.meta ? { name, arguments: args, _meta: traced.meta as Record<string, unknown> } : { name, arguments: args }, undefined, {
-        timeout: Math.max(1, deadline - Date.now()),
+        // The SDK's own timer (it owns the request's timeout and cancel); setTimeout would fire at once past its range.
+        timeout: Math.min(MAX_TIMER_MS, Math.max(1, deadline - Date.now())),
         ...(signal ? { signal } : {}),
       })) as CallToolResult;
       traced.end(answer.isError === true ? { errorType: 'tool_error' } : undefined);
