@@ -98,8 +98,9 @@ export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => 
   const decide = policyDecision(context);
   return (call) => {
     const decided = decide(call.tool, call.args);
-    if (decided !== undefined) return decided;
-    const approve = context.approve!; // policyDecision answers when there is no callback
+    const approve = context.approve;
+    // policyDecision answers whenever there is no callback to ask.
+    if (decided !== undefined || approve === undefined) return decided ?? { allowed: false, rule: 'permissions.execute: ask', reason: 'no approval callback' };
     const { category, because } = toolCategory(call.tool);
     const { capabilities, provenance } = call.tool;
     return Promise.resolve(context.beforeApproval?.(call))
