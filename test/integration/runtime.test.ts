@@ -215,7 +215,7 @@ describe('createRuntime', () => {
     const ids = (actor: typeof a1): string[] => actor.actor.getSnapshot().context.servers.map((server) => server.id).sort();
     expect(ids(a1)).toEqual(['server:fixture:acme', 'server:memory:acme']);
     expect(ids(a2)).toEqual(ids(a1));
-    const fixtureRef = supervisor()!.getSnapshot().children['server:fixture:acme']!;
+    const fixtureRef = Object.values(supervisor()!.getSnapshot().context.servers).find((server) => server.ref.id === 'server:fixture:acme')!.ref;
     const fixturePid = rt.status().servers.find((s) => s.server === 'fixture')!.pid;
     await a1.deactivate();
     expect(a1.actor.getSnapshot().status).toBe('stopped');
