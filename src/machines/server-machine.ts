@@ -58,7 +58,11 @@ export interface ServerContext {
   readonly killOnClose: boolean;
   /** The failure being handled ended a RUNNING server (its first restart in a window is immediate). */
   readonly crashed: boolean;
-  /** Ids of the calls in flight on the current connection. */
+  /**
+   * The open activity of the current connection (its id while it has requests in flight), for idle
+   * stop. Not a count: McpClient counts the requests (`status().callsInFlight`) and tells this
+   * machine only when the first begins and the last ends (`activity.began` / `activity.ended`).
+   */
   readonly inFlight: readonly string[];
   readonly afterStop: AfterStop;
   /** Whether the start that follows the stop under way was asked for explicitly. */
