@@ -208,15 +208,26 @@ function ask(
 ): { readonly answer: Promise<SupervisorReply | undefined>; readonly given: () => SupervisorReply | undefined } {
   if (actor.getSnapshot().status !== 'active') return { answer: Promise.resolve(undefined), given: () => undefined };
   let given: SupervisorReply | undefined;
-  let tell: (reply: SupervisorReply) => void = () => undefined;
-  const answer = new Promise<SupervisorReply>((resolve) => (tell = resolve));
-  const listen = (reply: SupervisorReply): void => {
-    if (reply.key !== request.key || given) return;
+  let settled = false;
+  let tell: (reply: SupervisorReply | undefined) => void = () => undefined;
+  const answer = new Promise<SupervisorReply | undefined>((resolve) => (tell = resolve));
+  const settle = (reply: SupervisorReply | undefined): void => {
+    if (settled) return;
+    settled = true;
     given = reply;
     for (const subscription of subscriptions) subscription.unsubscribe();
     tell(reply);
   };
-  const subscriptions = [actor.on('server.acquired', listen), actor.on('server.refused', listen), actor.on('server.released', listen)];
+  const listen = (reply: SupervisorReply): void => {
+    if (reply.key === request.key) settle(reply);
+  };
+  // An actor stopped before the answer came (its runtime's actor was stopped) will not answer.
+  const subscriptions = [
+    actor.on('server.acquired', listen),
+    actor.on('server.refused', listen),
+    actor.on('server.released', listen),
+    actor.subscribe({ complete: () => settle(undefined), error: () => settle(undefined) }),
+  ];
   actor.send(request);
   return { answer, given: () => given };
 }
