@@ -57,7 +57,7 @@ export interface ActorWiring {
   /** The sandbox the workspace is of: told what the servers confined in it may not read. */
   readonly sandbox: Sandbox | undefined;
   readonly sandboxId: string | undefined;
-  /** The runtime's actor: it spawns this actor's machine as its child and owns the servers. */
+  /** The runtime's actor: it spawns this actor's machine as its child, and the server supervisors. */
   readonly runtime: Actor<typeof runtimeMachine>;
   /** The child id of the actor's machine: its label in the inspector (`actor:triager:acme`). */
   readonly label: string;
@@ -380,7 +380,7 @@ export class ActorHandle implements AsyncDisposable {
         return;
       }
       const serverConfig = config.servers[server]!;
-      // Shared by reference among actors of one tenant and sandbox: the runtime's machine owns it.
+      // Shared by reference among actors of one tenant and sandbox: their server supervisor owns it.
       const lease = await pool.acquire(serverConfig, {
         tenant: this.tenant,
         sandboxRoot: workspace?.roots.root,

@@ -58,7 +58,7 @@ export interface AcquireOptions {
   readonly sandboxId: string | undefined;
   /** The sandbox itself: told the extra paths a server confined in it may not read (`Sandbox.denyReads`). */
   readonly sandbox?: Pick<Sandbox, 'denyReads'> | undefined;
-  /** The actor machine that takes the reference: it asks the runtime's machine, as the holder. */
+  /** The actor machine that takes the reference: it asks the supervisor (through the runtime's machine), as the holder, and is answered. */
   readonly actor: ActorRefFrom<typeof actorMachine>;
   readonly overrides: Readonly<Record<string, CapabilityOverrides>>;
 }
