@@ -11,7 +11,8 @@
  * the fast path's runner too) and moves when it answers `step.done`. One child actor a call instead
  * of one a step: that is most of what a machine call costs. Cancel (`call.cancel`) and the call's
  * timeout (timed by the runner, only for a step that does not answer at once) act only in the steps
- * the list gives them to; the steps a call skips are never entered. Every call ends exactly once, with an
+ * the list gives them to (a cancel heard in another step is kept by the runner and taken by the next
+ * step with a cancel move, as on the fast path); the steps a call skips are never entered. Every call ends exactly once, with an
  * outcome whose status is committed, rolled-back, failed or rejected. Pure: the I/O comes in through
  * `setup({ actors })` (`toolCallActors(steps)` in `src/tool-call/tool-call-actors.ts`).
  */
@@ -44,7 +45,9 @@ export type ToolCallEvent =
 /** What the step runner hears from the call machine. */
 export type StepRunnerEvent =
   | { readonly type: 'step.run'; readonly step: StepName; readonly state: CallState }
-  | { readonly type: 'step.abort'; readonly step: StepName; readonly reason: unknown };
+  | { readonly type: 'step.abort'; readonly step: StepName; readonly reason: unknown }
+  /** The call was cancelled in a step that finishes first: the next step with a cancel move takes it (as on the fast path). */
+  | { readonly type: 'call.cancelled'; readonly reason: unknown };
 
 interface StepParams {
   readonly step: StepName;
@@ -101,6 +104,9 @@ const callSetup = setup({
     runStep: enqueueActions(({ context, enqueue }, params: StepParams) => {
       if (decisionOf(context, params.step) === undefined) enqueue.sendTo('runner', { type: 'step.run', step: params.step, state: context });
     }),
+    tellRunner: enqueueActions(({ enqueue, event }) => {
+      if (event.type === 'call.cancel') enqueue.sendTo('runner', { type: 'call.cancelled', reason: event.reason ?? 'cancelled' });
+    }),
     abortStep: enqueueActions(({ enqueue, event }, params: StepParams) => {
       enqueue.sendTo('runner', { type: 'step.abort', step: params.step, reason: event.type === 'call.cancel' ? (event.reason ?? 'cancelled') : 'aborted' });
     }),
@@ -143,6 +149,8 @@ export const toolCallMachine = callSetup.createMachine({
   context: ({ input }) => initialState(input),
   // The one runner of the call's steps; stopped (releasing the lock it holds) when the call ends.
   invoke: { id: 'runner', src: 'runSteps' },
+  // A cancel in a step without a cancel move (it finishes first) is not lost: the runner keeps it.
+  on: { 'call.cancel': { actions: 'tellRunner' } },
   initial: FIRST_STEP,
   states: {
     ...Object.fromEntries(CALL_STEPS.map((step) => [step.name, stepState(step)])),

@@ -25,6 +25,10 @@ export function toolCallActors(steps: ToolCallSteps) {
       let running: StepName | undefined;
       let stopped = false;
       receive((event) => {
+        if (event.type === 'call.cancelled') {
+          call.abort(event.reason); // the step running now finishes; the next one with a cancel move takes it
+          return;
+        }
         if (event.type === 'step.abort') {
           if (running === event.step) {
             running = undefined; // its late answer is dropped
