@@ -10,7 +10,7 @@ rmSync(join(root, 'dist'), { recursive: true, force: true });
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
   stdio: 'inherit',
 });
-for (const folder of ['testing', 'actors', 'sandbox']) {
+for (const folder of ['testing', 'process', 'process/confinement', 'sandbox']) {
   for (const file of readdirSync(join(root, 'src', folder))) {
     if (file.endsWith('.mjs')) cpSync(join(root, 'src', folder, file), join(root, 'dist', folder, file));
   }

@@ -10,15 +10,15 @@ export * from './errors/index.js';
 export * from './config/index.js';
 
 // Supervised servers.
-export { ServerState } from './machines/server-states.js';
-export { serverMachine, publicStateOf, systemClock, type ServerClock, type ServerContext, type ServerEvent, type ServerMachineInput, type ServerSnapshot } from './machines/server-machine.js';
-export type { McpCapabilityMetadata, ServerConnection, ServerHandle, ConnectionEnded, TransportDiagnostics } from './machines/server-io.js';
-export { backoffDelay } from './machines/backoff.js';
+export { ServerState } from './server/server-states.js';
+export { serverMachine, publicStateOf, systemClock, type ServerClock, type ServerContext, type ServerEvent, type ServerMachineInput, type ServerSnapshot } from './server/server-machine.js';
+export type { McpCapabilityMetadata, ServerConnection, ServerHandle, ConnectionEnded, TransportDiagnostics } from './server/server-io.js';
+export { backoffDelay } from './server/backoff.js';
 export { McpClient, type CallOptions, type McpClientOptions, type McpServerStatus, type RequestOptions } from './client/mcp-client.js';
 export { McpRegistry } from './client/mcp-registry.js';
-export { defaultServerActors, type ServerActors } from './actors/server-actors.js';
-export { StdioProcessTransport, describeExit, type ProcessExit, type StdioProcessOptions } from './actors/stdio-process-transport.js';
-export { serverEnvironment } from './actors/server-environment.js';
+export { defaultServerActors, type ServerActors } from './server/server-actors.js';
+export { StdioProcessTransport, describeExit, type ProcessExit, type StdioProcessOptions } from './server/stdio-process-transport.js';
+export { serverEnvironment } from './process/server-environment.js';
 
 // Remote servers: OAuth, and the questions servers ask back (elicitation, sampling).
 export * from './auth/index.js';
@@ -31,8 +31,8 @@ export type {
   SampleHandler,
   SampleParams,
   ServerRequestContext,
-} from './actors/server-requests.js';
-export { withCallContext, type CallContext } from './client/call-context.js';
+} from './server/server-requests.js';
+export { withCallContext, type CallContext } from './server/call-context.js';
 
 // Tools, skills and capabilities.
 export { McpToolAdapter, type McpToolAdapterOptions, type McpToolDescriptor, type McpToolResult, type RegisterOptions } from './adapter/mcp-tool-adapter.js';
@@ -61,7 +61,7 @@ export {
 } from './registry/capabilities.js';
 export { READ_WORDS, WRITE_WORDS } from './registry/capability-words.js';
 export { SkillRegistry, type ResolvedToolSet, type SkillDefinition } from './registry/skill-registry.js';
-export { McpRefreshHook } from './registry/refresh-hook.js';
+export { McpRefreshHook } from './adapter/refresh-hook.js';
 export { loadAgentSkill, type AgentSkill } from './registry/agent-skill.js';
 export { compileToolFilter, type ToolFilter } from './registry/tool-filter.js';
 
@@ -72,26 +72,27 @@ export { SandboxPathRewriter, type SandboxPathRewriterConfig } from './sandbox/p
 export { CheckpointStore, type Checkpoint, type CheckpointStoreOptions } from './sandbox/checkpoint-store.js';
 export type { RollbackConfinement } from './sandbox/confined-rollback.js';
 export { ReadersWriterLock, type LockMode } from './sandbox/readers-writer-lock.js';
-export { toolCallMachine, type ToolCallContext, type ToolCallEvent } from './machines/tool-call-machine.js';
+export { toolCallMachine, type ToolCallContext, type ToolCallEvent } from './tool-call/tool-call-machine.js';
 export type { CallOutcome, CallStatus, FileChange, ToolCallInput, Authorization } from './tool-call/tool-call-io.js';
 export { runToolCall, type ToolCallRequest, type RunOptions } from './tool-call/run-tool-call.js';
 export { toolCallSteps, type ToolCallEnvironment, type ToolCallSteps } from './tool-call/tool-call-steps.js';
 // The machine's one actor, over a set of steps: toolCallMachine.provide({ actors: toolCallActors(steps) }).
 export { toolCallActors } from './tool-call/tool-call-actors.js';
 export { CALL_STEPS, type CallStep, type CallState, type Move, type StepName } from './tool-call/call-flow.js';
-export type { CallSignal } from './tool-call/call-signal.js';
-export { actorMachine } from './machines/actor-machine.js';
-export { runtimeMachine } from './machines/runtime-machine.js';
-export { toMermaid } from './machines/to-mermaid.js';
+export type { CallSignal } from './registry/call-signal.js';
+export { actorMachine } from './runtime/actor-machine.js';
+export { runtimeMachine } from './runtime/runtime-machine.js';
+export { toMermaid } from './inspector/to-mermaid.js';
 
 // In-process domain servers.
-export * from './inprocess/index.js';
+export * from './domain/index.js';
+export * from './serve/index.js';
 
 // Redaction: the one redactor every public output goes through.
 export { Redactor, REDACTED, MIN_EMBEDDED_SECRET_LENGTH, type ArgumentRedaction, type RedactorOptions, type SecretBearingConfig } from './redaction/redactor.js';
 // OS confinement of stdio servers (bubblewrap).
-export { confinementStatus, type ConfinementState, type ConfinementStatus } from './actors/confinement/confinement-status.js';
-export { probeConfinement, type ConfinementProbe } from './actors/confinement/probe.js';
-export { confineCommand, type ConfinementPlan, type NetworkPlan, type SpawnCommand } from './actors/confinement/bwrap-command.js';
-export { DEFAULT_DENIED_READS, PACKAGE_CACHES } from './actors/confinement/confine-options.js';
+export { confinementStatus, type ConfinementState, type ConfinementStatus } from './process/confinement/confinement-status.js';
+export { probeConfinement, type ConfinementProbe } from './process/confinement/probe.js';
+export { confineCommand, type ConfinementPlan, type NetworkPlan, type SpawnCommand } from './process/confinement/bwrap-command.js';
+export { DEFAULT_DENIED_READS, PACKAGE_CACHES } from './process/confinement/confine-options.js';
 export { escapingLinks, type EscapingLink } from './sandbox/escape-links.js';

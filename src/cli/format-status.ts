@@ -2,7 +2,7 @@
  * How `agents status` shows the runtime's server actors: name, tenant, state, pid, restarts,
  * uptime and last error.
  */
-import type { ActivationReport } from '../machines/actor-machine.js';
+import type { ActivationReport } from '../runtime/actor-machine.js';
 import type { RuntimeStatus } from '../runtime/create-runtime.js';
 import { unavailableJson, unavailableLines } from './format-tools.js';
 import { formatDuration, textTable } from './text-table.js';

@@ -2,7 +2,7 @@
  * How `agents tools` shows an actor's tool set: each tool's full name, permission category,
  * capabilities and why it is (or is not) read-only, then the servers that did not start.
  */
-import type { ActivationReport } from '../machines/actor-machine.js';
+import type { ActivationReport } from '../runtime/actor-machine.js';
 import type { ToolCapability } from '../registry/capabilities.js';
 import type { ActorTool } from '../runtime/actor-handle.js';
 import { textTable } from './text-table.js';

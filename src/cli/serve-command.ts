@@ -5,9 +5,9 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { DomainServer } from '../inprocess/define-server.js';
-import { serveOverHttp } from '../inprocess/serve-http.js';
-import { TENANT_ENV, serveOverStdio } from '../inprocess/serve-stdio.js';
+import type { DomainServer } from '../domain/define-server.js';
+import { serveOverHttp } from '../serve/serve-http.js';
+import { TENANT_ENV, serveOverStdio } from '../serve/serve-stdio.js';
 import { ExitCode } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { UsageError } from './usage-error.js';

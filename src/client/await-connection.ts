@@ -3,12 +3,12 @@
  * start), keeps waiting through restarts, and gives up only at the request's own deadline, when
  * the server reaches ERROR, when someone stops it, or when the caller aborts.
  */
-import { linkCallSignal } from '../tool-call/call-signal.js';
+import { linkCallSignal } from '../registry/call-signal.js';
 import { waitFor } from 'xstate';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { ServerConnection } from '../machines/server-io.js';
-import { publicStateOf, refusesLazyStart, type ServerActorRef, type ServerSnapshot } from '../machines/server-machine.js';
+import type { ServerConnection } from '../server/server-io.js';
+import { publicStateOf, refusesLazyStart, type ServerActorRef, type ServerSnapshot } from '../server/server-machine.js';
 
 export interface AwaitOptions {
   /**

@@ -6,7 +6,7 @@ import { ErrorCode as McpErrorCode, McpError } from '@modelcontextprotocol/sdk/t
 import { authErrorOf } from '../auth/auth-error.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import type { ServerConnection } from '../machines/server-io.js';
+import type { ServerConnection } from '../server/server-io.js';
 
 export interface RequestContext {
   readonly server: string;

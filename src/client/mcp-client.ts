@@ -11,7 +11,7 @@ import type { McpServerConfig, ResolvedServerConfig } from '../config/server-con
 import { isResolvedServerConfig, validateServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { McpCapabilityMetadata, ServerConnection, ServerExit, TransportDiagnostics } from '../machines/server-io.js';
+import type { McpCapabilityMetadata, ServerConnection, ServerExit, TransportDiagnostics } from '../server/server-io.js';
 import {
   publicStateOf,
   serverMachine,
@@ -19,18 +19,18 @@ import {
   type ServerClock,
   type ServerMachineInput,
   type ServerSnapshot,
-} from '../machines/server-machine.js';
-import type { ServerState } from '../machines/server-states.js';
-import { createConnectServer, defaultServerActors, type ServerActors } from '../actors/server-actors.js';
-import { withServerConfig } from '../actors/transport-connect.js';
+} from '../server/server-machine.js';
+import type { ServerState } from '../server/server-states.js';
+import { createConnectServer, defaultServerActors, type ServerActors } from '../server/server-actors.js';
+import { withServerConfig } from '../server/transport-connect.js';
 import { Redactor, redactedConfig } from '../redaction/redactor.js';
-import type { ElicitHandler, SampleHandler } from '../actors/server-requests.js';
+import type { ElicitHandler, SampleHandler } from '../server/server-requests.js';
 import type { OAuthClientProvider } from '../auth/server-auth.js';
 import { recordingSecrets } from '../auth/secret-recording-provider.js';
-import { currentCallContext, type CallContext } from './call-context.js';
+import { currentCallContext, type CallContext } from '../server/call-context.js';
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
-import { isCallScoped, linkCallSignal, type CallSignal } from '../tool-call/call-signal.js';
+import { isCallScoped, linkCallSignal, type CallSignal } from '../registry/call-signal.js';
 import { MAX_TIMER_MS, withDeadline } from '../tool-call/deadline.js';
 import { CALL_SIGNAL } from '../registry/tool-descriptor.js';
 import { startMcpRequest } from '../telemetry/mcp-request-span.js';

@@ -1,6 +1,6 @@
 /**
  * The `confine:` key of a server: OS confinement of a stdio server to its sandbox (bubblewrap on
- * Linux; see `src/actors/confinement/`). Absent: a server that runs in a sandbox is confined
+ * Linux; see `src/process/confinement/`). Absent: a server that runs in a sandbox is confined
  * wherever a probe run of bubblewrap succeeds. README "Confinement" shows the forms.
  */
 

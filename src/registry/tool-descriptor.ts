@@ -8,7 +8,7 @@ import type { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { CapabilityProvenance, InferenceInput, ToolAnnotations, ToolCapability } from './capabilities.js';
 import type { JsonSchema } from './json-schema-validators.js';
 import type { ToolContentBlock } from './tool-content.js';
-import type { CallSignal } from '../tool-call/call-signal.js';
+import type { CallSignal } from './call-signal.js';
 
 export const TOOL_SOURCES = ['mcp', 'builtin', 'custom', 'agent-skill'] as const;
 export type ToolSource = (typeof TOOL_SOURCES)[number];

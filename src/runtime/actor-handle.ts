@@ -4,7 +4,7 @@
  * rollback, and its deactivation.
  */
 import { unsetVariablesError } from '../config/unset-variables.js';
-import type { CallContext } from '../client/call-context.js';
+import type { CallContext } from '../server/call-context.js';
 import { waitFor, type Actor, type ActorRefFrom } from 'xstate';
 import type { ActorConfig, AgentsConfig } from '../config/agents-file.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -13,14 +13,14 @@ import { executeToolCall } from '../tool-call/execute-tool-call.js';
 import { unknownToolOutcome } from '../tool-call/run-tool-call.js';
 import { activationFailedError } from '../tool-call/server-down.js';
 import { toolCallSteps } from '../tool-call/tool-call-steps.js';
-import { CallSet } from '../tool-call/call-signal.js';
+import { CallSet } from '../registry/call-signal.js';
 import { argsAreValid, invalidArgsError } from '../tool-call/tool-call-errors.js';
-import type { DomainServer } from '../inprocess/define-server.js';
+import type { DomainServer } from '../domain/define-server.js';
 import { tenancyOf, tenantMeta } from '../tenancy/tenancy.js';
-import { registerInProcessServer } from '../inprocess/in-process-server.js';
-import type { ToolCategory } from '../inprocess/tool-category.js';
-import { holderOf, type Activation, type ActivationReport, type actorMachine } from '../machines/actor-machine.js';
-import type { runtimeMachine } from '../machines/runtime-machine.js';
+import { registerInProcessServer } from '../domain/in-process-server.js';
+import type { ToolCategory } from '../domain/tool-category.js';
+import { holderOf, type Activation, type ActivationReport, type actorMachine } from './actor-machine.js';
+import type { runtimeMachine } from './runtime-machine.js';
 import type { CallOutcome, FileChange, ToolCallInput } from '../tool-call/tool-call-io.js';
 import { SkillRegistry } from '../registry/skill-registry.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
@@ -31,10 +31,10 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';
 import { callLabel } from '../inspector/actor-labels.js';
 import { authorizeWith, policyDecision, type ApprovalCallback, type PolicyContext } from './permissions.js';
-import { toolCategory } from '../inprocess/tool-category.js';
+import { toolCategory } from '../domain/tool-category.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import type { PoolEntry, ServerPool } from './server-pool.js';
-import type { RuntimeTelemetry } from '../telemetry/runtime-telemetry.js';
+import type { RuntimeTelemetry } from './runtime-telemetry.js';
 
 /** A tool as an actor sees it: the registry record plus its permission category. */
 export type ActorTool = ToolDescriptor & { readonly category: ToolCategory };

@@ -6,17 +6,17 @@
 import { createHash } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
-import { retireReaper } from '../actors/process-groups.js';
+import { retireReaper } from '../process/process-groups.js';
 import { agentsConfigFromObject, loadAgentsFile, type ActorConfig, type AgentsConfig } from '../config/agents-file.js';
 import type { AgentsFileConfig } from '../config/agents-file-config.js';
 import { closest } from '../config/suggest.js';
 import { DEFAULT_TENANT_KEY } from '../config/agents-file-schema.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
-import type { DomainServer } from '../inprocess/define-server.js';
-import { actorMachine } from '../machines/actor-machine.js';
-import { runtimeMachine } from '../machines/runtime-machine.js';
-import type { ServerState } from '../machines/server-states.js';
+import type { DomainServer } from '../domain/define-server.js';
+import { actorMachine } from './actor-machine.js';
+import { runtimeMachine } from './runtime-machine.js';
+import type { ServerState } from '../server/server-states.js';
 import type { ToolDescriptor, ToolHandler } from '../registry/tool-descriptor.js';
 import { InspectorServer } from '../inspector/inspector-server.js';
 import { RUNTIME_LABEL, actorLabel } from '../inspector/actor-labels.js';
@@ -24,16 +24,16 @@ import { inspectServerOptions, isInspectionObserver, openInspector, type Inspect
 import { Redactor, type ArgumentRedaction } from '../redaction/redactor.js';
 import { Sandbox, type LeftSandbox } from '../sandbox/sandbox.js';
 import { SandboxWorkspace, type WorkspaceRoots } from '../sandbox/sandbox-workspace.js';
-import { probeConfinement } from '../actors/confinement/probe.js';
+import { probeConfinement } from '../process/confinement/probe.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ApprovalCallback } from './permissions.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import { ServerPool, type PoolEntry } from './server-pool.js';
-import { confinementStatus, type ConfinementStatus } from '../actors/confinement/confinement-status.js';
-import type { RuntimeElicitHandler, RuntimeSampleHandler } from '../actors/server-requests.js';
+import { confinementStatus, type ConfinementStatus } from '../process/confinement/confinement-status.js';
+import type { RuntimeElicitHandler, RuntimeSampleHandler } from '../server/server-requests.js';
 import type { ServerAuth } from '../auth/server-auth.js';
-import type { ServerActors } from '../actors/server-actors.js';
-import { traceRuntime, type RuntimeTelemetry } from '../telemetry/runtime-telemetry.js';
+import type { ServerActors } from '../server/server-actors.js';
+import { traceRuntime, type RuntimeTelemetry } from './runtime-telemetry.js';
 
 export interface RuntimeOptions {
   /** The configuration as objects (the file's keys; camelCase accepted), or an already loaded one. */

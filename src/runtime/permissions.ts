@@ -5,7 +5,7 @@
  * since the tenant comes from the session, never from a tool's arguments.
  */
 import { ErrorCode } from '../errors/codes.js';
-import { SOURCE_WORDS, toolCategory, type ToolCategory } from '../inprocess/tool-category.js';
+import { SOURCE_WORDS, toolCategory, type ToolCategory } from '../domain/tool-category.js';
 import { tenantArgumentIn, tenantArgumentMessage } from '../tenancy/tenancy.js';
 import type { Authorization, ToolCallInput } from '../tool-call/tool-call-io.js';
 import type { ToolDescriptor } from '../registry/tool-descriptor.js';

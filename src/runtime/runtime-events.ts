@@ -1,8 +1,8 @@
 /** The typed events a runtime publishes on `events$`: the supervision tree and the audit trail. */
 import type { FileChange } from '../tool-call/tool-call-io.js';
-import type { ServerState } from '../machines/server-states.js';
-import type { ToolCategory } from '../inprocess/tool-category.js';
-import type { LogLevel } from '../inprocess/define-tool.js';
+import type { ServerState } from '../server/server-states.js';
+import type { ToolCategory } from '../domain/tool-category.js';
+import type { LogLevel } from '../domain/define-tool.js';
 import type { CallStatus } from '../tool-call/tool-call-io.js';
 
 export type RuntimeEvent =

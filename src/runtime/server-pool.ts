@@ -14,10 +14,10 @@ import { homedir } from 'node:os';
 import type { Actor, ActorRefFrom } from 'xstate';
 import { McpToolAdapter } from '../adapter/mcp-tool-adapter.js';
 import { McpClient, type ServerActorHost } from '../client/mcp-client.js';
-import type { runtimeMachine, SupervisorAddress } from '../machines/runtime-machine.js';
-import type { actorMachine, ActorEvent } from '../machines/actor-machine.js';
-import { ChildSpawn } from '../machines/child-spawn.js';
-import { supervisorLabel, type SupervisorReply } from '../machines/server-supervisor.js';
+import type { runtimeMachine, SupervisorAddress } from './runtime-machine.js';
+import type { actorMachine, ActorEvent } from './actor-machine.js';
+import { ChildSpawn } from './child-spawn.js';
+import { supervisorLabel, type SupervisorReply } from './server-supervisor.js';
 import type { CapabilityOverrides } from '../registry/capabilities.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -25,10 +25,10 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { Redactor } from '../redaction/redactor.js';
 import { serverLabel } from '../inspector/actor-labels.js';
 import { bindPlaceholders } from './placeholders.js';
-import { extraDeniedPaths, withSandbox } from '../actors/confinement/confinement-plan.js';
-import { forTenant, type RuntimeElicitHandler, type RuntimeSampleHandler } from '../actors/server-requests.js';
+import { extraDeniedPaths, withSandbox } from '../process/confinement/confinement-plan.js';
+import { forTenant, type RuntimeElicitHandler, type RuntimeSampleHandler } from '../server/server-requests.js';
 import type { ServerAuth } from '../auth/server-auth.js';
-import type { ServerActors } from '../actors/server-actors.js';
+import type { ServerActors } from '../server/server-actors.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 
 /** What the host gave for remote servers and for the questions servers ask back. */

@@ -20,10 +20,18 @@ import { dirname, join, relative, sep } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
 import { initRepository, type GitLocation } from './git.js';
-import type { Checkpoint } from './checkpoint-store.js';
 
 export const STORE_FORMAT = 'mcp-actors-checkpoints/1';
 export const STORE_FILE = 'checkpoints.json';
+
+export interface Checkpoint {
+  readonly id: string;
+  /** `Date.now()` when it was taken. */
+  readonly createdAt: number;
+  readonly label?: string;
+  /** The git tree id of the indexed content. */
+  readonly tree: string;
+}
 
 export interface StoredCheckpoint extends Checkpoint {
   /** The sha256 id of its manifest in `manifests/`. */

@@ -34,6 +34,7 @@ import {
   locationOf,
   resolveRoot,
   writeAtomically,
+  type Checkpoint,
   type CheckpointSeed,
   type StoreFile,
   type StoredCheckpoint,
@@ -67,10 +68,10 @@ import {
   type TreeManifest,
 } from './tree-manifest.js';
 import { storeBlobs, treeChanged } from './tree-blobs.js';
-import { backoffDelay } from '../machines/backoff.js';
+import { backoffDelay } from '../server/backoff.js';
 
 export type { FileChange } from './change-set.js';
-export type { CheckpointSeed } from './checkpoint-store-dir.js';
+export type { Checkpoint, CheckpointSeed } from './checkpoint-store-dir.js';
 export { planIndexUpdate, racyPaths, type IndexUpdate, type WalkCache } from './partial-walk.js';
 
 /** The steps of a rollback, in order; `onRollbackStep` is called after each. */
@@ -134,14 +135,6 @@ export interface SnapshotOptions {
   readonly changedPaths?: Iterable<string> | undefined;
 }
 
-export interface Checkpoint {
-  readonly id: string;
-  /** `Date.now()` when it was taken. */
-  readonly createdAt: number;
-  readonly label?: string;
-  /** The git tree id of the indexed content. */
-  readonly tree: string;
-}
 
 interface Snapshot {
   readonly tree: string;

@@ -18,8 +18,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { READ_ONLY_HOST } from '../actors/confinement/bwrap-command.js';
-import { trackGroup, untrackGroup } from '../actors/process-groups.js';
+import { READ_ONLY_HOST } from '../process/confinement/bwrap-command.js';
+import { trackGroup, untrackGroup } from '../process/process-groups.js';
 
 /** Where rollbacks are confined: the `bwrap` found by the confinement probe. */
 export interface RollbackConfinement {

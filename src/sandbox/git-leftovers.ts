@@ -11,8 +11,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { liveGroups } from '../actors/process-groups.js';
-import { isProcessAlive, readProcStat } from '../actors/process-table.js';
+import { liveGroups } from '../process/process-groups.js';
+import { isProcessAlive, readProcStat } from '../process/process-table.js';
 
 /** How long a leftover git gets to die (from the reaper) before it is SIGKILLed here. */
 export const LEFTOVER_GIT_WAIT_MS = 1_000;

@@ -4,7 +4,7 @@
  * differ only in the environment they give git and the error code they report with.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { trackGroup, untrackGroup } from '../actors/process-groups.js';
+import { trackGroup, untrackGroup } from '../process/process-groups.js';
 import type { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 

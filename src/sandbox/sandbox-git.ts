@@ -3,7 +3,7 @@
  * as text, and failures as `McpActorsError(SANDBOX_FAILED)` carrying git's stderr.
  */
 import { ErrorCode } from '../errors/codes.js';
-import { confineCommand, type ConfinementPlan } from '../actors/confinement/bwrap-command.js';
+import { confineCommand, type ConfinementPlan } from '../process/confinement/bwrap-command.js';
 import { runGitProcess, splitNul } from './git-process.js';
 
 /**

@@ -7,7 +7,7 @@
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isProcessAlive } from '../actors/process-table.js';
+import { isProcessAlive } from '../process/process-table.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { Layout } from './sandbox-layout.js';

@@ -22,7 +22,7 @@
 import type { RollbackConfinement } from './confined-rollback.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import type { CommitReport, FileChange, RollbackReport } from '../tool-call/tool-call-io.js';
+import type { CommitReport, FileChange, RollbackReport } from './change-reports.js';
 import { CheckpointStore, type CheckpointSeed } from './checkpoint-store.js';
 import { realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -27,7 +27,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { copyEntry, limiter, lstatOrUndefined, removeEntry } from './copy-tree.js';
 import type { CheckpointSeed } from './checkpoint-store-dir.js';
-import { removeInBackground, TRASH_PREFIX } from '../actors/process-groups.js';
+import { removeInBackground, TRASH_PREFIX } from '../process/process-groups.js';
 import { runGit } from './sandbox-git.js';
 import { ABSENT_MODE, treeChanges, unifiedDiff, type TreeChange } from './unified-diff.js';
 import {

@@ -22,7 +22,7 @@
  *
  * Plain JavaScript on purpose: it is spawned as a process, and imports the built package, so it
  * runs only from `dist/testing/` after `npm run build`. Whoever spawns it logs its process group
- * (McpClient does, through src/actors/process-groups.ts).
+ * (McpClient does, through src/process/process-groups.ts).
  */
 import { defineServer, defineTool, serveOverHttp, serveOverStdio } from '../index.js';
 

@@ -130,7 +130,7 @@ function readPgid() {
  * Appends `<pid> <group>` to the pid log. The group is named only when this process leads it: a
  * fixture spawned without `detached` sits in its spawner's group (the test runner's own), and the
  * suite's teardown kills every member of every logged group. A group we do not lead belongs to
- * whoever spawned it, and that spawner logs it (see src/actors/process-groups.ts).
+ * whoever spawned it, and that spawner logs it (see src/process/process-groups.ts).
  */
 function logPid(pid) {
   const log = process.env.MCP_ACTORS_PID_LOG;

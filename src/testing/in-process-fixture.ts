@@ -30,8 +30,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient, type McpClientOptions } from '../client/mcp-client.js';
 import type { McpServerConfig } from '../config/server-config.js';
-import { connectOverTransport } from '../actors/transport-connect.js';
-import { answeredVersion } from '../actors/protocol-version.js';
+import { connectOverTransport } from '../server/transport-connect.js';
+import { answeredVersion } from '../server/protocol-version.js';
 import type { FixtureOptions } from './fixture.js';
 import { linkedTransports, type LinkedEnd } from './linked-transports.js';
 

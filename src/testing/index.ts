@@ -11,5 +11,5 @@ export { fakeServerClock, waitForServerState, type FakeServerClock } from './ser
 export { descendantsOf, listenerCount, openHandles, spawnedProcesses, type SpawnedProcesses } from './processes.js';
 export { inProcessFixture, type InProcessFixture, type InProcessFixtureOptions } from './in-process-fixture.js';
 export { linkedTransports, type LinkedEnd } from './linked-transports.js';
-export { connectOverTransport, type TransportFactory } from '../actors/transport-connect.js';
+export { connectOverTransport, type TransportFactory } from '../server/transport-connect.js';
 export { retainedHeap, type RetainedHeap } from './heap.js';

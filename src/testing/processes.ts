@@ -4,8 +4,8 @@
  */
 import { getEventListeners, type EventEmitter } from 'node:events';
 import { readdirSync } from 'node:fs';
-import { liveGroups, reaperPid } from '../actors/process-groups.js';
-import { groupMembers, readProcStat } from '../actors/process-table.js';
+import { liveGroups, reaperPid } from '../process/process-groups.js';
+import { groupMembers, readProcStat } from '../process/process-table.js';
 
 /**
  * Every living (non-zombie) descendant of `pid` (default: this process), children first. Linux

@@ -6,8 +6,8 @@ import { SimulatedClock, waitFor } from 'xstate';
 import type { McpClient } from '../client/mcp-client.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import { publicStateOf, type ServerClock } from '../machines/server-machine.js';
-import type { ServerState } from '../machines/server-states.js';
+import { publicStateOf, type ServerClock } from '../server/server-machine.js';
+import type { ServerState } from '../server/server-states.js';
 import { seededRandom } from './faulty-transport.js';
 
 /**

@@ -2,7 +2,7 @@
  * What a tool call does, said once: the ordered list of its steps. Each step either decides its
  * move from the call's state alone (pure: validating, and any step this call skips) or performs
  * one piece of I/O through `ToolCallSteps` and turns the answer into a move. Both paths walk this
- * list: the tool-call machine (`src/machines/tool-call-machine.ts`) is built from it — one state a
+ * list: the tool-call machine (`src/tool-call/tool-call-machine.ts`) is built from it — one state a
  * step, its transitions drawn from `to` — and the fast path (`fast-tool-call.ts`) walks it as plain
  * function calls; both run a step's I/O through the one step runner (`step-runner.ts`: timer,
  * cancel race, locks). Neither adds a decision of its own, so they cannot drift apart;
@@ -21,7 +21,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import type { McpActorsError } from '../errors/mcp-actors-error.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
-import type { CallSignal } from './call-signal.js';
+import type { CallSignal } from '../registry/call-signal.js';
 import {
   argsAreValid,
   asCallError,

@@ -11,7 +11,7 @@
  */
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import { linkCallSignal, type CallSignal } from './call-signal.js';
+import { linkCallSignal, type CallSignal } from '../registry/call-signal.js';
 
 /** What a wait can be cancelled by: a call's own signal, or a plain `AbortSignal`. */
 export type CancelSource = AbortSignal | Pick<CallSignal, 'aborted' | 'reason' | 'onAbort'>;

@@ -5,9 +5,9 @@
  */
 import { createActor, toPromise, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
-import { toolCallMachine } from '../machines/tool-call-machine.js';
+import { toolCallMachine } from './tool-call-machine.js';
 import { reasonText } from './call-flow.js';
-import { LinkedCallSignal, type CallSignal } from './call-signal.js';
+import { LinkedCallSignal, type CallSignal } from '../registry/call-signal.js';
 import { canTakeFastPath, fastToolCall } from './fast-tool-call.js';
 import { toolCallActors } from './tool-call-actors.js';
 import type { ToolCallSteps } from './tool-call-steps.js';

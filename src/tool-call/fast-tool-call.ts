@@ -7,7 +7,7 @@
  * how a step is timed or cancelled; `properties/fast-path.test.ts` checks that they agree.
  */
 import { FIRST_STEP, STEP, initialState, outcomeOf, type CallState, type CallStep, type Target } from './call-flow.js';
-import { LinkedCallSignal, type CallSignal } from './call-signal.js';
+import { LinkedCallSignal, type CallSignal } from '../registry/call-signal.js';
 import { StepRunner } from './step-runner.js';
 import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 import type { ToolCallSteps } from './tool-call-steps.js';

@@ -8,7 +8,7 @@
  * take is said here, once.
  */
 import { fixedMove, reasonText, type CallState, type CallStep, type Move, type StepName, type StepScope } from './call-flow.js';
-import { LinkedCallSignal, type CallSignal } from './call-signal.js';
+import { LinkedCallSignal, type CallSignal } from '../registry/call-signal.js';
 import { timeoutReason, withDeadline } from './deadline.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
 

@@ -9,8 +9,8 @@
  */
 import { fromCallback } from 'xstate';
 import { STEP, followSkips, type Move, type StepName } from './call-flow.js';
-import { LinkedCallSignal } from './call-signal.js';
-import type { StepRunnerEvent, ToolCallEvent } from '../machines/tool-call-machine.js';
+import { LinkedCallSignal } from '../registry/call-signal.js';
+import type { StepRunnerEvent, ToolCallEvent } from './tool-call-machine.js';
 import { StepRunner } from './step-runner.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
 

@@ -9,7 +9,7 @@
  *   package's types in test/system/docs-examples.system.ts (one tsc run: too much CPU for npm test);
  * - a yaml block is an agents.yaml that the config loader (`checkAgentsFile`) accepts as printed,
  *   placed in examples/ where the Agent Skill folder it names lives, unset variables as warnings;
- * - sh, mermaid (test/unit/machines/diagrams.test.ts) and plain blocks are not run.
+ * - sh, mermaid (test/unit/statecharts/diagrams.test.ts) and plain blocks are not run.
  * And every relative link points to a file that exists, and to a heading's anchor when it names one.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

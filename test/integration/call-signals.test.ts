@@ -14,7 +14,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { createRuntime } from '../../src/runtime/create-runtime.js';
-import type { CallSet } from '../../src/tool-call/call-signal.js';
+import type { CallSet } from '../../src/registry/call-signal.js';
 import type { CallOutcome } from '../../src/tool-call/tool-call-io.js';
 import { fixtureServerConfig, fixtureServerPath } from '../../src/testing/fixture.js';
 import { waitUntil } from '../support/wait.js';

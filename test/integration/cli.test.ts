@@ -6,7 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProcStat } from '../../src/actors/process-table.js';
+import { readProcStat } from '../../src/process/process-table.js';
 import { referenceServerPath } from '../../src/testing/reference-servers.js';
 import { agentsBin, agentsProject, fixtureServer, pidLogEnv, repoRoot, runAgents, type AgentsRun } from '../support/agents-cli.js';
 import { createGitProject } from '../support/git-project.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findBwrap } from '../../src/actors/confinement/probe.js';
+import { findBwrap } from '../../src/process/confinement/probe.js';
 import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
 import { rollbackBoxArgs } from '../../src/sandbox/confined-rollback.js';
 import { rollBackRepeatedly, unexpectedOutcomes } from '../support/rollback-outcomes.js';

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findBwrap } from '../../src/actors/confinement/probe.js';
-import { isProcessAlive, readProcStat } from '../../src/actors/process-table.js';
+import { findBwrap } from '../../src/process/confinement/probe.js';
+import { isProcessAlive, readProcStat } from '../../src/process/process-table.js';
 import { waitUntil } from '../support/wait.js';
 
 const HOST = fileURLToPath(new URL('../support/confine-host.mjs', import.meta.url));

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
-import type { ServedAuditRecord } from '../../src/inprocess/served-access.js';
+import type { ServedAuditRecord } from '../../src/serve/served-access.js';
 import { waitUntil } from '../support/wait.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { categoryCapabilities, isToolCategory, toolCategory } from '../../src/inprocess/tool-category.js';
+import { categoryCapabilities, isToolCategory, toolCategory } from '../../src/domain/tool-category.js';
 import { inferCapabilities } from '../../src/registry/capabilities.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { expectAllGone } from '../support/processes.js';

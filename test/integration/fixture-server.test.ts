@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { isProcessAlive, readProcStat } from '../../src/actors/process-table.js';
+import { isProcessAlive, readProcStat } from '../../src/process/process-table.js';
 import {
   fixtureArgs,
   fixtureServerConfig,

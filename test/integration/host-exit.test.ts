@@ -7,10 +7,10 @@
  * The host prints their pids, then ends as the case says; afterwards the leader, the server, the
  * grandchild and every member of the group must be gone (zombies count as gone).
  *
- * What ends them is `src/actors/process-groups.ts`: a `signal-exit` hook that SIGKILLs every live
+ * What ends them is `src/process/process-groups.ts`: a `signal-exit` hook that SIGKILLs every live
  * group on `process.exit()`, an uncaught exception, an unhandled rejection, or a catchable signal
  * the host does not handle itself (signal-exit then re-raises the signal, so the host still dies
- * by it). Nothing can run in the host after a SIGKILL: then the reaper (`src/actors/reaper.mjs`),
+ * by it). Nothing can run in the host after a SIGKILL: then the reaper (`src/process/reaper.mjs`),
  * a process of its own that sees its stdin pipe from the host end, kills the groups still listed.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { groupMembers, isProcessAlive } from '../../src/actors/process-table.js';
+import { groupMembers, isProcessAlive } from '../../src/process/process-table.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const hostScript = fileURLToPath(new URL('../support/host-process.mjs', import.meta.url));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { isMcpActorsError, type McpActorsError } from '../../src/errors/index.js';
 import { fixtureServerConfig, type FixtureOptions } from '../../src/testing/fixture.js';
-import { isProcessAlive } from '../../src/actors/process-table.js';
+import { isProcessAlive } from '../../src/process/process-table.js';
 import { clientsGoneAfterEach, expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
 import { rejection } from '../support/rejection.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { McpRegistry } from '../../src/client/mcp-registry.js';
-import { isProcessAlive } from '../../src/actors/process-table.js';
+import { isProcessAlive } from '../../src/process/process-table.js';
 import { referenceServerConfig } from '../../src/testing/reference-servers.js';
 import { clientsGoneAfterEach, expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';

@@ -4,7 +4,7 @@
  * question belongs to), against a real streamable-HTTP server on 127.0.0.1.
  */
 import { describe, expect, it } from 'vitest';
-import type { RuntimeRequestContext, ServerRequestContext } from '../../src/actors/server-requests.js';
+import type { RuntimeRequestContext, ServerRequestContext } from '../../src/server/server-requests.js';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { createRuntime } from '../../src/runtime/create-runtime.js';
 import { closedAfterEach } from '../support/closing.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
-import { pendingRemovals } from '../../src/actors/process-groups.js';
+import { pendingRemovals } from '../../src/process/process-groups.js';
 import { createGitProject, git } from '../support/git-project.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -43,7 +43,7 @@ describe('sandbox teardown', () => {
       for (let f = 0; f < 50; f += 1) writeFileSync(join(trash, `d${d}`, `f${f}`), 'x');
     }
     // The built module (`npm test` builds first): a plain Node process cannot load TypeScript.
-    const groups = fileURLToPath(new URL('../../dist/actors/process-groups.js', import.meta.url));
+    const groups = fileURLToPath(new URL('../../dist/process/process-groups.js', import.meta.url));
     // The host starts the removal and is killed in the same tick: the removal has barely begun.
     const host = spawn(process.execPath, ['--input-type=module', '-e', `
       const { removeInBackground } = await import(${JSON.stringify(groups)});

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
 import { inferCapabilities } from '../../src/registry/capabilities.js';
 import { loadAgentSkill } from '../../src/registry/agent-skill.js';
-import { McpRefreshHook } from '../../src/registry/refresh-hook.js';
+import { McpRefreshHook } from '../../src/adapter/refresh-hook.js';
 import { SkillRegistry, type ResolvedToolSet } from '../../src/registry/skill-registry.js';
 import type { ToolDescriptor, ToolSource } from '../../src/registry/tool-descriptor.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';

@@ -11,9 +11,9 @@ import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetri
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineServer } from '../../src/inprocess/define-server.js';
-import { defineTool } from '../../src/inprocess/define-tool.js';
-import { serveOverHttp, type HttpServedDomainServer } from '../../src/inprocess/serve-http.js';
+import { defineServer } from '../../src/domain/define-server.js';
+import { defineTool } from '../../src/domain/define-tool.js';
+import { serveOverHttp, type HttpServedDomainServer } from '../../src/serve/serve-http.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
 import * as semconv from '../../src/telemetry/semconv.js';
 import { fixtureServerPath } from '../../src/testing/fixture.js';

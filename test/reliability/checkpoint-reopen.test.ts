@@ -8,11 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isProcessAlive } from '../../src/actors/process-table.js';
+import { isProcessAlive } from '../../src/process/process-table.js';
 import { CheckpointStore } from '../../src/sandbox/checkpoint-store.js';
 import { leftoverGitProcesses } from '../../src/sandbox/git-leftovers.js';
 import { runGitProcess } from '../../src/sandbox/git-process.js';
-import { liveGroups } from '../../src/actors/process-groups.js';
+import { liveGroups } from '../../src/process/process-groups.js';
 import { waitUntil } from '../support/wait.js';
 
 const dirs: string[] = [];

@@ -18,10 +18,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { retireReaper } from '../../src/actors/process-groups.js';
+import { retireReaper } from '../../src/process/process-groups.js';
 import { McpClient } from '../../src/client/mcp-client.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
-import { ServerState } from '../../src/machines/server-states.js';
+import { ServerState } from '../../src/server/server-states.js';
 import { fixtureServerConfig } from '../../src/testing/fixture.js';
 import { listenerCount, openHandles, retainedHeap, spawnedProcesses } from '../../src/testing/index.js';
 import { expectAllGone } from '../support/processes.js';

@@ -10,14 +10,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { serverEnvironment } from '../../src/actors/server-environment.js';
-import { StdioProcessTransport } from '../../src/actors/stdio-process-transport.js';
+import { serverEnvironment } from '../../src/process/server-environment.js';
+import { StdioProcessTransport } from '../../src/server/stdio-process-transport.js';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { validateServerConfig, type McpServerConfig } from '../../src/config/server-config.js';
 import type { ResolvedServerConfig } from '../../src/config/server-schema.js';
 import { isMcpActorsError } from '../../src/errors/index.js';
-import { publicStateOf } from '../../src/machines/server-machine.js';
-import { ServerState } from '../../src/machines/server-states.js';
+import { publicStateOf } from '../../src/server/server-machine.js';
+import { ServerState } from '../../src/server/server-states.js';
 import { fixtureServerConfig } from '../../src/testing/fixture.js';
 import { connectOverTransport, faultyTransport, spawnedProcesses, waitForServerState, type FaultPlan, type FaultyTransport } from '../../src/testing/index.js';
 import { expectAllGone } from '../support/processes.js';

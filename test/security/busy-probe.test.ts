@@ -9,8 +9,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decideConfinement } from '../../src/actors/confinement/confinement-plan.js';
-import { resetConfinementProbes } from '../../src/actors/confinement/probe.js';
+import { decideConfinement } from '../../src/process/confinement/confinement-plan.js';
+import { resetConfinementProbes } from '../../src/process/confinement/probe.js';
 import { isMcpActorsError } from '../../src/errors/index.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
 import { createGitProject } from '../support/git-project.js';

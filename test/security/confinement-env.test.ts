@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { confinementStatus } from '../../src/actors/confinement/confinement-status.js';
-import { findBwrap, resetConfinementProbes } from '../../src/actors/confinement/probe.js';
+import { confinementStatus } from '../../src/process/confinement/confinement-status.js';
+import { findBwrap, resetConfinementProbes } from '../../src/process/confinement/probe.js';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { outsideTempDir } from '../support/outside-temp.js';
 

@@ -8,7 +8,7 @@
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import type { ServedAuditRecord } from '../../src/inprocess/served-access.js';
+import type { ServedAuditRecord } from '../../src/serve/served-access.js';
 import { blobServer, initialize, MCP_HEADERS as HEADERS, servedHarness } from '../support/served-http.js';
 
 const { serve, connect } = servedHarness(blobServer(1_000_000));

@@ -9,9 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineServer } from '../../src/inprocess/define-server.js';
-import { defineTool } from '../../src/inprocess/define-tool.js';
-import { serveOverHttp, type Authenticated, type HttpServedDomainServer, type ServeHttpOptions } from '../../src/inprocess/serve-http.js';
+import { defineServer } from '../../src/domain/define-server.js';
+import { defineTool } from '../../src/domain/define-tool.js';
+import { serveOverHttp, type Authenticated, type HttpServedDomainServer, type ServeHttpOptions } from '../../src/serve/serve-http.js';
 
 let purges: string[] = [];
 const roster = defineServer({

@@ -10,11 +10,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from '../../src/adapter/mcp-tool-adapter.js';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { defineServer } from '../../src/inprocess/define-server.js';
-import { defineTool, type ToolContext } from '../../src/inprocess/define-tool.js';
-import { registerInProcessServer } from '../../src/inprocess/in-process-server.js';
-import { serveOverHttp, type HttpServedDomainServer } from '../../src/inprocess/serve-http.js';
-import type { ServedAuditRecord } from '../../src/inprocess/served-access.js';
+import { defineServer } from '../../src/domain/define-server.js';
+import { defineTool, type ToolContext } from '../../src/domain/define-tool.js';
+import { registerInProcessServer } from '../../src/domain/in-process-server.js';
+import { serveOverHttp, type HttpServedDomainServer } from '../../src/serve/serve-http.js';
+import type { ServedAuditRecord } from '../../src/serve/served-access.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
 

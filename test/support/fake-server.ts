@@ -8,12 +8,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fromCallback } from 'xstate';
-import { ClientConnection } from '../../src/actors/client-connection.js';
-import { handshake } from '../../src/actors/connect-client.js';
+import { ClientConnection } from '../../src/server/client-connection.js';
+import { handshake } from '../../src/server/connect-client.js';
 import { ErrorCode } from '../../src/errors/codes.js';
 import { McpActorsError } from '../../src/errors/mcp-actors-error.js';
-import type { ConnectInput } from '../../src/machines/server-io.js';
-import type { ServerEvent } from '../../src/machines/server-machine.js';
+import type { ConnectInput } from '../../src/server/server-io.js';
+import type { ServerEvent } from '../../src/server/server-machine.js';
 
 /** What the next start attempt does: succeed, fail the handshake, never answer, or fail to spawn. */
 export type StartBehaviour = 'ok' | 'fail' | 'hang' | 'spawn-fail';

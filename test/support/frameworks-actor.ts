@@ -7,9 +7,9 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineServer } from '../../src/inprocess/define-server.js';
-import { defineTool } from '../../src/inprocess/define-tool.js';
-import { toolContent } from '../../src/inprocess/tool-content.js';
+import { defineServer } from '../../src/domain/define-server.js';
+import { defineTool } from '../../src/domain/define-tool.js';
+import { toolContent } from '../../src/domain/tool-content.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
 import type { ActorHandle } from '../../src/runtime/actor-handle.js';
 import type { RuntimeEvent } from '../../src/runtime/runtime-events.js';

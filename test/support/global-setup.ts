@@ -1,13 +1,13 @@
 /**
  * Suite-wide guard: every process group the runtime spawns during the run is logged (see
- * `src/actors/process-groups.ts`, and the fixture server logs itself and its grandchild too). At
+ * `src/process/process-groups.ts`, and the fixture server logs itself and its grandchild too). At
  * the end, any of them still alive fails the run — after being killed, so one failure does not
  * leave debris for the next run.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { groupMembers, isProcessAlive, readProcStat } from '../../src/actors/process-table.js';
+import { groupMembers, isProcessAlive, readProcStat } from '../../src/process/process-table.js';
 
 export default function setup(): () => Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-actors-pids-'));

@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { groupMembers, isProcessAlive } from '../../src/actors/process-table.js';
+import { groupMembers, isProcessAlive } from '../../src/process/process-table.js';
 import type { McpClient } from '../../src/client/mcp-client.js';
 import { waitUntil } from './wait.js';
 

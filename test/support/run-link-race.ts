@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findBwrap } from '../../src/actors/confinement/probe.js';
+import { findBwrap } from '../../src/process/confinement/probe.js';
 
 const SCRIPT = fileURLToPath(new URL('./link-race.mjs', import.meta.url));
 

@@ -6,9 +6,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach } from 'vitest';
-import { defineServer, type DomainServer } from '../../src/inprocess/define-server.js';
-import { defineTool } from '../../src/inprocess/define-tool.js';
-import { serveOverHttp, type HttpServedDomainServer, type ServeHttpOptions } from '../../src/inprocess/serve-http.js';
+import { defineServer, type DomainServer } from '../../src/domain/define-server.js';
+import { defineTool } from '../../src/domain/define-tool.js';
+import { serveOverHttp, type HttpServedDomainServer, type ServeHttpOptions } from '../../src/serve/serve-http.js';
 
 /** A server whose `blob_make` answers a string of `size` characters (at most `maxSize`). */
 export function blobServer(maxSize: number): DomainServer {

@@ -7,7 +7,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveGroups, pendingRemovals } from '../../src/actors/process-groups.js';
+import { liveGroups, pendingRemovals } from '../../src/process/process-groups.js';
 import { createRuntime } from '../../src/runtime/create-runtime.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
 import { SandboxWorkspace } from '../../src/sandbox/sandbox-workspace.js';

@@ -7,7 +7,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_EVENT_BYTES } from '../../src/inprocess/memory-event-store.js';
+import { DEFAULT_MAX_EVENT_BYTES } from '../../src/serve/memory-event-store.js';
 import { blobServer, initialize, servedHarness } from '../support/served-http.js';
 
 const harness = servedHarness(blobServer(2_000_000));

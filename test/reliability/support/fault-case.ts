@@ -7,7 +7,7 @@
 import { McpToolAdapter } from '../../../src/adapter/mcp-tool-adapter.js';
 import type { McpClient } from '../../../src/client/mcp-client.js';
 import type { McpServerConfig } from '../../../src/config/server-config.js';
-import type { ServerState } from '../../../src/machines/server-states.js';
+import type { ServerState } from '../../../src/server/server-states.js';
 import { expect } from 'vitest';
 import { ToolRegistry } from '../../../src/registry/tool-registry.js';
 import { waitUntil } from '../../support/wait.js';

@@ -5,7 +5,7 @@
  * and waits to be SIGKILLed. The reaper must then kill the git, as nothing in the host can.
  */
 import { runGitProcess } from '../../../dist/sandbox/git-process.js';
-import { reaperPid } from '../../../dist/actors/process-groups.js';
+import { reaperPid } from '../../../dist/process/process-groups.js';
 
 const running = runGitProcess(['-c', 'echo $$; exec sleep 600'], {
   command: '/bin/sh',

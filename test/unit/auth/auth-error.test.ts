@@ -4,7 +4,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { describe, expect, it } from 'vitest';
 import { authErrorOf } from '../../../src/auth/auth-error.js';
-import { capabilitiesFor } from '../../../src/actors/server-requests.js';
+import { capabilitiesFor } from '../../../src/server/server-requests.js';
 import { redactedConfig } from '../../../src/redaction/redactor.js';
 import { validateServerConfig } from '../../../src/config/server-config.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultServerActors } from '../../../src/actors/server-actors.js';
+import { defaultServerActors } from '../../../src/server/server-actors.js';
 import { McpClient } from '../../../src/client/mcp-client.js';
 
 const config = (name: string) => ({ name, command: process.execPath, args: ['-e', ''] });

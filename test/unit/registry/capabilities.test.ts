@@ -8,7 +8,7 @@ import {
   type InferenceInput,
 } from '../../../src/registry/capabilities.js';
 import { tokenize } from '../../../src/registry/tokenize.js';
-import { toolCategory } from '../../../src/inprocess/tool-category.js';
+import { toolCategory } from '../../../src/domain/tool-category.js';
 import { thrownBy } from '../../support/rejection.js';
 
 const thrown = (run: () => unknown): unknown => thrownBy(run, (_error): _error is unknown => true, 'expected a throw');

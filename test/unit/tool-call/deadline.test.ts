@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../../src/errors/codes.js';
 import { isMcpActorsError } from '../../../src/errors/mcp-actors-error.js';
-import { LinkedCallSignal } from '../../../src/tool-call/call-signal.js';
+import { LinkedCallSignal } from '../../../src/registry/call-signal.js';
 import { MAX_TIMER_MS, timeoutReason, withDeadline } from '../../../src/tool-call/deadline.js';
 
 /** A promise and its settlers, for work that ends when the test says. */

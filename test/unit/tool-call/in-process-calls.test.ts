@@ -4,9 +4,9 @@
  * exists only if it reads ctx.signal, and its arguments are validated once.
  */
 import { describe, expect, it } from 'vitest';
-import { defineServer } from '../../../src/inprocess/define-server.js';
-import { defineTool } from '../../../src/inprocess/define-tool.js';
-import { registerInProcessServer } from '../../../src/inprocess/in-process-server.js';
+import { defineServer } from '../../../src/domain/define-server.js';
+import { defineTool } from '../../../src/domain/define-tool.js';
+import { registerInProcessServer } from '../../../src/domain/in-process-server.js';
 import { VALIDATED_AGAINST } from '../../../src/registry/tool-descriptor.js';
 import { ToolRegistry } from '../../../src/registry/tool-registry.js';
 import { runToolCall } from '../../../src/tool-call/run-tool-call.js';

@@ -4,7 +4,7 @@
  * call has settled (so a settled call is never cancelled on the wire).
  */
 import { describe, expect, it } from 'vitest';
-import { LinkedCallSignal } from '../../../src/tool-call/call-signal.js';
+import { LinkedCallSignal } from '../../../src/registry/call-signal.js';
 
 describe('requestSignal', () => {
   it('answers aborted, reason and throwIfAborted as an AbortSignal does', () => {

@@ -4,7 +4,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { CallSet, linkCallSignal } from '../../../src/tool-call/call-signal.js';
+import { CallSet, linkCallSignal } from '../../../src/registry/call-signal.js';
 
 describe('calls following one source signal', () => {
   it('16 calls in flight hold one listener on the shared signal, and none once they settle', () => {

@@ -7,7 +7,7 @@ import { ErrorCode as McpErrorCode, McpError } from '@modelcontextprotocol/sdk/t
 import { describe, expect, it } from 'vitest';
 import { classifyRequestError } from '../../../src/client/classify-request-error.js';
 import { isMcpActorsError, McpActorsError } from '../../../src/errors/mcp-actors-error.js';
-import type { ServerConnection } from '../../../src/machines/server-io.js';
+import type { ServerConnection } from '../../../src/server/server-io.js';
 import type { ToolResult } from '../../../src/registry/tool-descriptor.js';
 import { toolFailedError } from '../../../src/tool-call/tool-call-errors.js';
 import type { ToolCallInput } from '../../../src/tool-call/tool-call-io.js';
