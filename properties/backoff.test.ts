@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, restartDelay } from '../src/machines/backoff.js';
-import { restartsInWindow, withinIntensity } from '../src/machines/restart-intensity.js';
+import { backoffDelay, restartDelay } from '../src/server/backoff.js';
+import { restartsInWindow, withinIntensity } from '../src/server/restart-intensity.js';
 
 const backoffConfig = fc
   .record({

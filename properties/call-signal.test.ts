@@ -5,7 +5,7 @@
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CallSet, linkCallSignal } from '../src/tool-call/call-signal.js';
+import { CallSet, linkCallSignal } from '../src/registry/call-signal.js';
 
 type Step = { kind: 'abort'; source: number } | { kind: 'unlink' };
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { executeToolCall } from '../src/tool-call/execute-tool-call.js';
 import type { ToolCallSteps } from '../src/tool-call/tool-call-steps.js';
 import { fastToolCall } from '../src/tool-call/fast-tool-call.js';
-import { linkCallSignal } from '../src/tool-call/call-signal.js';
+import { linkCallSignal } from '../src/registry/call-signal.js';
 import { ErrorCode } from '../src/errors/codes.js';
 import { McpActorsError } from '../src/errors/mcp-actors-error.js';
 import type { CallOutcome, ToolCallInput } from '../src/tool-call/tool-call-io.js';

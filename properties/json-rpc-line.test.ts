@@ -8,7 +8,7 @@
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseMessageLine } from '../src/actors/json-rpc-line.js';
+import { parseMessageLine } from '../src/server/json-rpc-line.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false };
 const outcome = (parse: (line: string) => unknown, line: string): Outcome => {

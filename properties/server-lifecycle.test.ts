@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpClient } from '../src/client/mcp-client.js';
 import { isMcpActorsError } from '../src/errors/index.js';
-import { ServerState } from '../src/machines/server-states.js';
+import { ServerState } from '../src/server/server-states.js';
 import { FakeServers, type StartBehaviour } from '../test/support/fake-server.js';
 
 interface Real {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TOOL_CATEGORIES, isToolCategory, toolCategory, type ToolCategory } from '../src/inprocess/tool-category.js';
+import { TOOL_CATEGORIES, isToolCategory, toolCategory, type ToolCategory } from '../src/domain/tool-category.js';
 import { inferCapabilities, type ToolCapability } from '../src/registry/capabilities.js';
 
 // The old rules, as they were.
