@@ -212,7 +212,7 @@ export class McpToolAdapter {
   }
 
   private describe(tool: Tool): McpToolDescriptor {
-    const annotations = tool.annotations as ToolAnnotations | undefined;
+    const annotations = tool.annotations;
     const override = this.overrides[tool.name];
     const inference: InferenceInput = {
       toolName: tool.name,
@@ -313,6 +313,7 @@ export class McpToolAdapter {
         for (const [namespace, options] of namespaces) this.syncRegistry(registry, namespace, options, tools);
       }
       for (const listener of [...this.listeners]) listener(tools);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- onListChanged() sets refreshAgain while discoverTools() is awaited; TypeScript keeps the `= false` narrowing across the await
     } while (this.refreshAgain && this.connected);
   }
 

@@ -17,7 +17,7 @@ export function toMcpToolResult(
   tool: { readonly name: string; readonly outputSchema: JsonSchema | undefined },
   durationMs: number,
 ): ToolResult {
-  const content: readonly ToolContentBlock[] = answer.content ?? [];
+  const content: readonly ToolContentBlock[] = answer.content;
   const data = answer.structuredContent;
   if (answer.isError) {
     const first = content[0];

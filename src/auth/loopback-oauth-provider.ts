@@ -207,16 +207,16 @@ export class LoopbackOAuthProvider implements OAuthClientProvider, Authorization
   }
 
   private async change(patch: Partial<StoredAuth>): Promise<void> {
-    const next: Record<string, unknown> = { ...(await this.load()), ...patch };
-    for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
-    await this.store.save(this.key, next as StoredAuth);
+    const merged: Record<string, unknown> = { ...(await this.load()), ...patch };
+    const next: StoredAuth = Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
+    await this.store.save(this.key, next);
   }
 }
 
 /** The port of a loopback redirect registered before, so a stored registration stays valid. */
 function registeredPort(stored: StoredAuth | undefined): number | undefined {
   const uris = (stored?.clientInformation as { redirect_uris?: unknown } | undefined)?.redirect_uris;
-  const first = Array.isArray(uris) ? uris[0] : undefined;
+  const first: unknown = Array.isArray(uris) ? uris[0] : undefined;
   if (typeof first !== 'string') return undefined;
   try {
     const url = new URL(first);

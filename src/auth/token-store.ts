@@ -33,17 +33,19 @@ export interface TokenStore {
 
 export class MemoryTokenStore implements TokenStore {
   private readonly entries = new Map<string, StoredAuth>();
-  async load(key: string): Promise<StoredAuth | undefined> {
-    return this.entries.get(key);
+  load(key: string): Promise<StoredAuth | undefined> {
+    return Promise.resolve(this.entries.get(key));
   }
-  async save(key: string, value: StoredAuth): Promise<void> {
+  save(key: string, value: StoredAuth): Promise<void> {
     this.entries.set(key, value);
+    return Promise.resolve();
   }
-  async delete(key: string): Promise<void> {
+  delete(key: string): Promise<void> {
     this.entries.delete(key);
+    return Promise.resolve();
   }
-  async keys(): Promise<string[]> {
-    return [...this.entries.keys()];
+  keys(): Promise<string[]> {
+    return Promise.resolve([...this.entries.keys()]);
   }
 }
 

@@ -48,5 +48,8 @@ export function hasErrorCode(error: unknown, code: string): boolean {
 /** The message of any thrown value, for wrapping it as a cause. */
 export function messageOf(value: unknown): string {
   if (value instanceof Error) return value.message;
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  if (typeof value === 'string') return value;
+  // JSON.stringify gives undefined for undefined, a function or a symbol, whatever its type says.
+  const json = JSON.stringify(value) as string | undefined;
+  return json ?? String(value);
 }

@@ -20,7 +20,8 @@ export interface ReplaceOptions {
   readonly beforeRename?: (temporaryPath: string) => Promise<void>;
 }
 
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+// Windows has no O_NOFOLLOW: undefined there, whatever the types say.
+const NO_FOLLOW = (constants.O_NOFOLLOW as number | undefined) ?? 0;
 
 /**
  * Writes `text` to `path` atomically: other readers see the old file or the new one, whole.

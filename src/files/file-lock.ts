@@ -42,7 +42,8 @@ interface LockContent {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_STALE_MS = 10_000;
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+// Windows has no O_NOFOLLOW: undefined there, whatever the types say.
+const NO_FOLLOW = (constants.O_NOFOLLOW as number | undefined) ?? 0;
 
 /** The lock file of `path`: `.<name>.lock` beside it. */
 export function lockPathFor(path: string): string {
@@ -162,7 +163,7 @@ async function readLock(lockPath: string): Promise<SeenLock | undefined> {
 function parse(text: string): LockContent {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? (value as LockContent) : {};
+    return typeof value === 'object' && value !== null ? value : {};
   } catch {
     return {}; // empty: its creator has not written it yet (or died before)
   }

@@ -112,7 +112,7 @@ function tellReaper(line: string): void {
     for (const pgid of live) if (`+${pgid}\n` !== line) started.stdin.write(`+${pgid}\n`);
     for (const dir of removals) if (`!${dir}\n` !== line) started.stdin.write(`!${dir}\n`);
   }
-  reaper?.stdin?.write(line);
+  reaper.stdin?.write(line);
 }
 
 /** Ends the reaper (it exits when its stdin ends; its list is empty, so it kills nothing). */

@@ -31,7 +31,8 @@ export interface McpRequestFacts {
   readonly target?: string | undefined;
   readonly sessionId?: string | undefined;
   readonly protocolVersion?: string | undefined;
-  readonly transport: 'stdio' | 'sse' | 'streamable-http' | string;
+  /** `stdio`, `sse` or `streamable-http`. */
+  readonly transport: string;
   /** The `_meta` the caller gave (its trace context, if any, is the span's parent). */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }

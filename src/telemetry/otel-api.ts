@@ -20,10 +20,15 @@ export function otelApi(): typeof OtelApi | undefined {
 
 function load(specifier: string): typeof OtelApi | undefined {
   try {
-    const api = createRequire(import.meta.url)(specifier) as typeof OtelApi;
-    return typeof api.trace?.getTracer === 'function' ? api : undefined;
+    const api = createRequire(import.meta.url)(specifier) as Partial<typeof OtelApi>;
+    return isOtelApi(api) ? api : undefined;
   } catch {
     // Not installed (MODULE_NOT_FOUND), or unloadable: telemetry stays off, the runtime works.
     return undefined;
   }
+}
+
+/** Whether what loaded is the API: a broken or foreign module has no `trace.getTracer`. */
+function isOtelApi(candidate: Partial<typeof OtelApi>): candidate is typeof OtelApi {
+  return typeof candidate.trace?.getTracer === 'function';
 }

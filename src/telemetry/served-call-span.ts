@@ -26,7 +26,8 @@ interface ServedRequest {
 
 /** Where the request came from: the served transport, the session's tenant and id. */
 export interface ServedFacts {
-  readonly transport: 'stdio' | 'http' | string;
+  /** `stdio` or `http`. */
+  readonly transport: string;
   readonly tenant: string;
   readonly sessionId?: (() => string | undefined) | undefined;
 }

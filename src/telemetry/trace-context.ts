@@ -41,13 +41,13 @@ export function extractTraceContext(api: Api, meta: Readonly<Record<string, unkn
   const carrier = meta as Carrier;
   const extracted = api.propagation.extract(base, carrier, getter);
   if (api.trace.getSpanContext(extracted) !== api.trace.getSpanContext(base)) return extracted;
-  const match = TRACEPARENT_FORMAT.exec(String(meta[TRACEPARENT]));
-  if (!match) return base;
+  const [, traceId, spanId, flags] = TRACEPARENT_FORMAT.exec(meta[TRACEPARENT]) ?? [];
+  if (traceId === undefined || spanId === undefined || flags === undefined) return base;
   const state = meta[TRACESTATE];
   const spanContext: OtelApi.SpanContext = {
-    traceId: match[1]!,
-    spanId: match[2]!,
-    traceFlags: Number.parseInt(match[3]!, 16),
+    traceId,
+    spanId,
+    traceFlags: Number.parseInt(flags, 16),
     isRemote: true,
     ...(typeof state === 'string' && state.length > 0 ? { traceState: api.createTraceState(state) } : {}),
   };

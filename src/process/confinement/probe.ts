@@ -83,7 +83,8 @@ function runProbe(pathValue: string | undefined): { probe: ConfinementProbe; tra
     { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, env: { PATH: pathValue ?? '' } },
   );
   if (run.status === 0) return { probe: { available: true, bwrap }, transient: false };
-  const stderr = String(run.stderr ?? '').trim().split('\n')[0] ?? '';
+  const output = run.stderr as Buffer | null; // null when bwrap could not be started at all
+  const stderr = String(output ?? '').trim().split('\n')[0] ?? '';
   const why = run.error ? run.error.message : run.signal ? `killed by ${run.signal}` : `exit ${run.status}${stderr ? `: ${stderr}` : ''}`;
   const transient = run.error !== undefined || run.signal !== null;
   const reason = `a probe run of bubblewrap (${bwrap}) failed (${why})`;
