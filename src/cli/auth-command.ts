@@ -74,7 +74,7 @@ function showUrl(io: CliIo, url: URL): void {
   if (!terminal || io.env.CI) return;
   const [command, args] =
     process.platform === 'darwin' ? ['open', [url.href]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url.href]] : ['xdg-open', [url.href]];
-  const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
+  const child = spawn(command, args, { stdio: 'ignore', detached: true });
   child.on('error', () => undefined); // no browser at hand: the printed URL is enough
   child.unref();
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { McpClient } from '../client/mcp-client.js';
 import { McpRegistry } from '../client/mcp-registry.js';
-import { isMcpActorsError } from '../errors/index.js';
+import { isMcpActorsError, messageOf } from '../errors/index.js';
 import { defineServer } from '../domain/define-server.js';
 import { defineTool } from '../domain/define-tool.js';
 import { createRuntime } from '../runtime/create-runtime.js';
@@ -36,7 +36,7 @@ export async function demoCommand(context: CommandContext): Promise<number> {
   const inspectFor = inspectForValue(context.flags.options['inspect-for']);
   const hold: Hold | undefined = context.flags.inspect || inspectFor !== undefined ? { io, ms: inspectFor } : undefined;
   const started = Date.now();
-  await supervision(heading, say, colour.state);
+  await supervision(heading, say, (text) => colour.state(text));
   const signalled = await runtimeTour(heading, say, hold);
   heading(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s; no process left. Next: README.md, "Embedding".`);
   return signalled ?? ExitCode.OK;
@@ -112,7 +112,7 @@ async function supervision(heading: (text: string) => void, say: Say, state: (te
     try {
       await flaky.start();
     } catch (error) {
-      say(`${isMcpActorsError(error) ? error.code : 'error'}: ${String((error as Error).message).split('\n')[0]}`);
+      say(`${isMcpActorsError(error) ? error.code : 'error'}: ${messageOf(error).split('\n')[0]}`);
     }
 
     heading('4. Idle stop: the fixture stops itself after 1.5 s without calls.');

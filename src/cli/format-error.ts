@@ -3,7 +3,7 @@
  * for a wrong command line or anything else, a hint when the CLI knows the flag that fixes it, and
  * the stack traces (with every cause) only under `--debug`.
  */
-import { isMcpActorsError, type McpActorsError } from '../errors/mcp-actors-error.js';
+import { isMcpActorsError } from '../errors/mcp-actors-error.js';
 import { isUsageError } from './usage-error.js';
 
 /**
@@ -69,7 +69,7 @@ function causes(error: unknown): unknown[] {
 function stacks(error: unknown): string[] {
   return causes(error).map((link, i) => {
     const text = link instanceof Error ? (link.stack ?? link.message) : String(link);
-    const code = isMcpActorsError(link) ? ` [${(link as McpActorsError).code}]` : '';
+    const code = isMcpActorsError(link) ? ` [${link.code}]` : '';
     return i === 0 ? text : `caused by${code}: ${text}`;
   });
 }

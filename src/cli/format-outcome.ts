@@ -4,7 +4,7 @@
  */
 import type { CallOutcome, FileChange } from '../tool-call/tool-call-io.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
-import { formatDuration } from './text-table.js';
+import { fieldText, formatDuration } from './text-table.js';
 
 /** What happened around the call in the sandbox. */
 export interface SandboxReport {
@@ -69,12 +69,12 @@ function blockText(block: Record<string, unknown>): string {
   const type = typeof block.type === 'string' ? block.type : 'unknown';
   if (type === 'text' && typeof block.text === 'string') return block.text;
   if ((type === 'image' || type === 'audio') && typeof block.data === 'string') {
-    return `[${type} ${String(block.mimeType ?? '')}, ${Math.floor((block.data.length * 3) / 4)} bytes]`;
+    return `[${type} ${fieldText(block.mimeType)}, ${Math.floor((block.data.length * 3) / 4)} bytes]`;
   }
-  if (type === 'resource_link') return `[resource link ${String(block.uri ?? '')}]`;
+  if (type === 'resource_link') return `[resource link ${fieldText(block.uri)}]`;
   if (type === 'resource' && typeof block.resource === 'object' && block.resource !== null) {
     const resource = block.resource as Record<string, unknown>;
-    return typeof resource.text === 'string' ? resource.text : `[resource ${String(resource.uri ?? '')}]`;
+    return typeof resource.text === 'string' ? resource.text : `[resource ${fieldText(resource.uri)}]`;
   }
   return `[${type} block]`;
 }

@@ -120,11 +120,11 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     if (missing) throw new UsageError(`--${option.name} needs a value; write --${option.name} ${flag.value ?? '<value>'}`);
     const earlier = values[option.name];
     if (flag.multiple) {
-      values[option.name] = [...(Array.isArray(earlier) ? earlier : []), option.value as string];
+      values[option.name] = [...(Array.isArray(earlier) ? earlier : []), option.value];
       continue;
     }
     if (earlier !== undefined) throw new UsageError(`--${option.name} is given twice; give it once`);
-    values[option.name] = option.value as string;
+    values[option.name] = option.value;
   }
   if (values.help === true) return { kind: 'help', command: word };
 

@@ -26,16 +26,17 @@ export async function serveCommand(context: CommandContext): Promise<number> {
   let ended: Promise<void> | undefined;
   if (endpoint === 'stdio') {
     const env = context.io.env[TENANT_ENV];
-    if (tenant === undefined && (env === undefined || env === '')) {
+    const servedTenant = tenant ?? (env === '' ? undefined : env);
+    if (servedTenant === undefined) {
       throw new UsageError(`agents serve over stdio needs the tenant: --tenant <tenant>, or ${TENANT_ENV} in the environment`);
     }
-    const served = await serveOverStdio(server, { tenant: tenant ?? env!, announce: stderr });
-    close = served.close;
+    const served = await serveOverStdio(server, { tenant: servedTenant, announce: stderr });
+    close = () => served.close();
     ended = new Promise((done) => process.stdin.once('end', () => done()));
   } else {
     if (tenant === undefined) throw new UsageError('agents serve over http needs --tenant <tenant> (single-tenant mode); embed serveOverHttp with authenticate to serve several tenants');
     const served = await serveOverHttp(server, { tenant, announce: stderr, ...endpoint });
-    close = served.close;
+    close = () => served.close();
   }
   // A signal is how a server is meant to stop: it closes gracefully and exits 0.
   await new Promise<void>((done) => {
@@ -82,8 +83,9 @@ async function domainServerOf(url: string, exportName: string | undefined): Prom
     if (!isDomainServer(chosen)) throw new UsageError(`the export "${exportName}" of ${url} is not a domain server (a defineServer() result)`);
     return chosen;
   }
-  const found = Object.entries(module).filter(([, value]) => isDomainServer(value));
-  if (found.length === 1) return found[0]![1] as DomainServer;
+  const found = Object.entries(module).filter((entry): entry is [string, DomainServer] => isDomainServer(entry[1]));
+  const [first] = found;
+  if (found.length === 1 && first !== undefined) return first[1];
   if (found.length === 0) throw new UsageError(`${url} exports no domain server (a defineServer() result)`);
   throw new UsageError(`${url} exports ${found.length} domain servers (${found.map(([name]) => name).join(', ')}); pick one with <module>#<name>`);
 }

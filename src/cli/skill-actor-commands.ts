@@ -14,7 +14,7 @@ import { UsageError } from './usage-error.js';
 
 const listFlag = (context: CommandContext, flag: string): string[] => {
   const value = context.flags.options[flag];
-  return Array.isArray(value) ? [...value] : [];
+  return typeof value === 'object' ? [...value] : [];
 };
 const textFlag = (context: CommandContext, flag: string): string | undefined => {
   const value = context.flags.options[flag];

@@ -12,10 +12,10 @@ import { allServersUp, formatStatus, statusJson, type StatusReport } from './for
 export async function statusCommand(context: CommandContext): Promise<number> {
   const actor = context.positionals[0] ?? '';
   if (context.flags.watch) return watchCommand(context, actor);
-  return withActorSession(context, actor, {}, async ({ runtime, handle }) => {
+  return withActorSession(context, actor, {}, ({ runtime, handle }) => {
     const report: StatusReport = { actor, tenant: handle.tenant, status: runtime.status(), activation: handle.activation };
     print(context, formatStatus(report), () => statusJson(report));
-    return allServersUp(report) ? ExitCode.OK : ExitCode.FAILED;
+    return Promise.resolve(allServersUp(report) ? ExitCode.OK : ExitCode.FAILED);
   });
 }
 

@@ -46,7 +46,11 @@ export function watchTable(servers: readonly ServerStatus[], colour: Paint, now:
   ]);
   const lines = textTable([['SERVER', 'TENANT', 'STATE', 'PID', 'UPTIME', 'RESTARTS', 'NEXT RESTART', 'CALLS', 'LAST ERROR', 'LAST STDERR'], ...rows]).split('\n');
   // Colour after aligning, so escape codes do not count as width.
-  return lines.map((line, i) => (i === 0 ? colour.bold(line) : servers[i - 1] === undefined ? line : line.replace(servers[i - 1]!.state, colour.state(servers[i - 1]!.state))));
+  return lines.map((line, i) => {
+    if (i === 0) return colour.bold(line);
+    const server = servers[i - 1];
+    return server === undefined ? line : line.replace(server.state, colour.state(server.state));
+  });
 }
 
 /** One line for a change, when the output is not a terminal. */

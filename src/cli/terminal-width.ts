@@ -5,6 +5,7 @@
  */
 
 /** An SGR colour code (`ESC [ … m`): kept, and zero columns wide. */
+// eslint-disable-next-line no-control-regex -- matching the ESC of a colour code is the point
 const SGR = /^\u001b\[[0-9;]*m/;
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
 
@@ -30,6 +31,7 @@ export function codePointWidth(codePoint: number): 0 | 1 | 2 {
  * moves or tabs) become spaces, so only the codes this program adds reach the terminal.
  */
 export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
@@ -42,7 +44,8 @@ export function displayWidth(text: string): number {
       i += sgr[0].length;
       continue;
     }
-    const codePoint = text.codePointAt(i)!;
+    const codePoint = text.codePointAt(i);
+    if (codePoint === undefined) break; // never: i < text.length
     width += codePointWidth(codePoint);
     i += codePoint > 0xffff ? 2 : 1;
   }
@@ -70,7 +73,8 @@ export function fitLine(line: string, columns: number): string {
       i += sgr[0].length;
       continue;
     }
-    const codePoint = line.codePointAt(i)!;
+    const codePoint = line.codePointAt(i);
+    if (codePoint === undefined) break; // never: i < line.length
     const w = codePointWidth(codePoint);
     if (width + w > columns - 1) break;
     out += String.fromCodePoint(codePoint);

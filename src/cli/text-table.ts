@@ -33,3 +33,9 @@ export function formatDuration(ms: number): string {
 export function shellWords(words: readonly string[]): string {
   return words.map((word) => (/^[\w@%+=:,./${}-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
+
+/** A field that should hold a string, as it came: nothing when absent, JSON when it is not a string. */
+export function fieldText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

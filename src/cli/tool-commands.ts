@@ -11,13 +11,13 @@ import { checkServer } from './check-server.js';
 import { ExitCode } from './cli-io.js';
 import { print, type CommandContext } from './command-context.js';
 import { type FileData, editAgentsFile, editError, oneLine, readFileData, unknownNameError } from './edit-session.js';
-import { shellWords, textTable } from './text-table.js';
+import { fieldText, shellWords, textTable } from './text-table.js';
 import { UsageError } from './usage-error.js';
 import { exportLines, exportNote, referencedVariables, referencesForSecrets } from './secret-references.js';
 
 const list = (context: CommandContext, flag: string): readonly string[] => {
   const value = context.flags.options[flag];
-  return Array.isArray(value) ? value : [];
+  return typeof value === 'object' ? value : [];
 };
 const text = (context: CommandContext, flag: string): string | undefined => {
   const value = context.flags.options[flag];
@@ -135,7 +135,7 @@ export async function toolListCommand(context: CommandContext): Promise<number> 
     const target =
       typeof record.url === 'string'
         ? record.url
-        : shellWords([String(record.command ?? ''), ...(Array.isArray(record.args) ? record.args.map(String) : [])]);
+        : shellWords([fieldText(record.command), ...(Array.isArray(record.args) ? record.args.map(String) : [])]);
     return { name, transport, target, skills: [...new Set(skillsUsing(data, name).map((use) => use.skill))] };
   });
   const rows = servers.map((s) => [s.name, s.transport, s.target, s.skills.length > 0 ? `skills: ${s.skills.join(', ')}` : 'no skill']);

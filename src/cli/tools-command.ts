@@ -10,9 +10,9 @@ import { formatTools, toolsJson, type ToolsReport } from './format-tools.js';
 
 export async function toolsCommand(context: CommandContext): Promise<number> {
   const actor = context.positionals[0] ?? '';
-  return withActorSession(context, actor, {}, async ({ handle }) => {
+  return withActorSession(context, actor, {}, ({ handle }) => {
     const report: ToolsReport = { actor, tenant: handle.tenant, tools: handle.tools(), activation: handle.activation };
     print(context, formatTools(report), () => toolsJson(report));
-    return ExitCode.OK;
+    return Promise.resolve(ExitCode.OK);
   });
 }

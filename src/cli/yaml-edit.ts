@@ -32,7 +32,8 @@ export function applyYamlEdits(text: string, edits: readonly YamlEdit[]): string
 
 function applyOne(text: string, edit: YamlEdit): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw doc.errors[0];
+  const [error] = doc.errors;
+  if (error) throw error;
   const expected = editData(doc.toJS() as unknown, edit);
   const spliced = splice(text, doc, edit);
   if (spliced !== undefined) {
@@ -58,7 +59,7 @@ function editData(data: unknown, edit: YamlEdit): unknown {
   const last = edit.path[edit.path.length - 1] as string | number;
   if (edit.op === 'set') parent[last] = structuredClone(edit.value);
   else if (Array.isArray(parent)) parent.splice(Number(last), 1);
-  else delete parent[last];
+  else Reflect.deleteProperty(parent, last);
   return root;
 }
 
@@ -169,8 +170,9 @@ function holderPair(doc: Document, path: YamlPath): Pair<Node, Node | null> | un
 function setInBlockMap(text: string, map: Node & { items: unknown[] }, key: string | number, value: unknown, step: number): string | undefined {
   const existing = pairOf(map, key);
   if (existing) return setValueOfPair(text, existing, value, step);
-  const last = map.items[map.items.length - 1] as Pair<Node, Node | null> | undefined;
-  const firstKey = (map.items[0] as Pair<Node, Node | null> | undefined)?.key;
+  // A pair made by the document API may have a null key.
+  const last = map.items[map.items.length - 1] as Pair<Node | null, Node | null> | undefined;
+  const firstKey = (map.items[0] as Pair<Node | null, Node | null> | undefined)?.key;
   if (!last?.key?.range || !firstKey?.range) return undefined;
   const indent = column(text, firstKey.range[0]);
   const end = last.value?.range?.[1] ?? last.key.range[1];
@@ -182,7 +184,7 @@ function setInBlockMap(text: string, map: Node & { items: unknown[] }, key: stri
 
 /** `key: old` becomes `key: new`, with what stands after the old value on its line (a comment) kept. */
 function setValueOfPair(text: string, pair: Pair<Node, Node | null>, value: unknown, step: number): string | undefined {
-  const keyRange = pair.key?.range;
+  const keyRange = pair.key.range;
   if (!keyRange) return undefined;
   const colon = text.indexOf(':', keyRange[1]);
   if (colon === -1) return undefined;
@@ -205,7 +207,7 @@ function setValueOfPair(text: string, pair: Pair<Node, Node | null>, value: unkn
 
 /** The whole lines of one `key: value` pair of a block mapping, when the key starts its line. */
 function pairLines(text: string, pair: Pair<Node, Node | null> | undefined): [number, number] | undefined {
-  const keyRange = pair?.key?.range;
+  const keyRange = pair?.key.range;
   if (!pair || !keyRange) return undefined;
   const start = lineStart(text, keyRange[0]);
   if (text.slice(start, keyRange[0]).trim() !== '') return undefined;
