@@ -48,8 +48,10 @@ export function bridgeTools(actor: ToolActor, options: BridgeOptions = {}): Brid
   const names = mapToolNames(chosen.map((tool) => tool.name));
   const tools = chosen.map((tool): BridgedTool => {
     const actorName = tool.name;
+    const modelName = names.modelName(actorName);
+    if (modelName === undefined) throw new Error(`mapToolNames gave no model name for "${actorName}", one of the names it was given`);
     return {
-      modelName: names.modelName(actorName)!,
+      modelName,
       actorName,
       description: tool.description || `${tool.toolName} (${tool.namespace})`,
       inputSchema: objectSchemaOf(tool.inputSchema),

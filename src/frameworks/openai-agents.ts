@@ -26,7 +26,7 @@ type AgentsOutputItem =
 type NonStrictParameters = { type: 'object'; properties: Record<string, never>; required: string[]; additionalProperties: true };
 
 /** One actor tool as a function tool (its parameters: the tool's JSON Schema). */
-export type ActorFunctionTool = FunctionTool<unknown, NonStrictParameters, unknown>;
+export type ActorFunctionTool = FunctionTool<unknown, NonStrictParameters>;
 
 /**
  * The actor's current tools as function tools. The Runner reads `agent.tools` at every turn, so a

@@ -29,6 +29,8 @@ export interface InspectorMessage {
 
 interface LogicWithConfig {
   readonly config?: { readonly id?: string } & Record<string, unknown>;
+  /** A machine's root state node (other logic has none). */
+  readonly root?: unknown;
 }
 
 function logicOf(actorRef: AnyActorRef): LogicWithConfig | undefined {
@@ -37,7 +39,7 @@ function logicOf(actorRef: AnyActorRef): LogicWithConfig | undefined {
 
 /** Whether the actor runs a state machine (the inspector draws those; promise and callback steps are drawn as their states). */
 export function isMachineActor(actorRef: AnyActorRef): boolean {
-  const logic = logicOf(actorRef) as (LogicWithConfig & { root?: unknown }) | undefined;
+  const logic = logicOf(actorRef);
   return typeof logic?.config === 'object' && logic.root !== undefined;
 }
 

@@ -43,13 +43,13 @@ function sameToken(given: string, token: string): boolean {
 /** The access a request has to a server on `port` whose producers present `token`. */
 export function accessOf(request: IncomingMessage, port: number, token: string): InspectorAccess {
   const host = request.headers.host;
-  if (!isLoopbackHost(host, port)) {
+  if (host === undefined || !isLoopbackHost(host, port)) {
     return { kind: 'refused', status: 421, reason: 'the inspector answers only to 127.0.0.1, [::1] or localhost with its port' };
   }
   const url = new URL(request.url ?? '/', 'http://inspector.invalid');
   const origin = request.headers.origin;
   if (origin !== undefined) {
-    if (!isSameOrigin(origin, host!)) return { kind: 'refused', status: 403, reason: 'a page of another origin may not use the inspector' };
+    if (!isSameOrigin(origin, host)) return { kind: 'refused', status: 403, reason: 'a page of another origin may not use the inspector' };
     return { kind: 'viewer', stately: url.searchParams.get('view') === 'stately' };
   }
   const given = url.searchParams.get('token');

@@ -138,7 +138,8 @@ export class InspectorServer {
    */
   static async start(options: InspectorServerOptions = {}): Promise<InspectorServer> {
     const wanted = options.port ?? 8080;
-    let handler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
+    // Set once the server exists, right after it listens.
+    let handler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined = undefined;
     const http = createServer((request, response) => handler?.(request, response));
     let port: number;
     try {
@@ -262,7 +263,8 @@ export class InspectorServer {
       return;
     }
     const started = startedBy(event);
-    if (started) this.#live.get(started.sessionId)!.parentId = started.parentId;
+    const startedEntry = started && this.#live.get(started.sessionId);
+    if (started && startedEntry) startedEntry.parentId = started.parentId;
     if (this.#connections.size > 0) {
       // Converted on the next turn, as the package does: an actor's first snapshot exists by then.
       this.#queue.push(event);
@@ -367,9 +369,8 @@ export class InspectorServer {
   #onProducerMessage(socket: WebSocket, data: RawData, size: number): void {
     let safe: InspectorMessage;
     try {
-      const message = JSON.parse(data.toString()) as InspectorMessage;
-      if (typeof message !== 'object' || message === null || typeof message.type !== 'string' || !message.type.startsWith('@xstate.')) return;
-      if (typeof message.sessionId !== 'string') return;
+      const message: unknown = JSON.parse(textOf(data));
+      if (!isInspectorMessage(message)) return;
       safe = this.#redactor.redact(message);
     } catch {
       return; // not the protocol (or nested past what can be walked): ignore it
@@ -398,4 +399,23 @@ export class InspectorServer {
     }
     this.#broadcast(wireText(safe, this.#redactor), socket);
   }
+}
+
+/** A WebSocket message's bytes as text, whichever of its shapes `ws` hands over. */
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString();
+  return Buffer.isBuffer(data) ? data.toString() : Buffer.from(data).toString();
+}
+
+/** Whether a producer's parsed message is one of the protocol's (`@xstate.*`, with a session id). */
+function isInspectorMessage(value: unknown): value is InspectorMessage {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'type' in value &&
+    typeof value.type === 'string' &&
+    value.type.startsWith('@xstate.') &&
+    'sessionId' in value &&
+    typeof value.sessionId === 'string'
+  );
 }

@@ -30,7 +30,7 @@ export interface InspectOptions {
 export type InspectSetting = boolean | InspectOptions | Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
 /** Whether `inspect` is an XState observer of the host's own (rather than a request for the built-in server). */
-export function isInspectionObserver(inspect: InspectSetting | undefined): inspect is Observer<InspectionEvent> | ((event: InspectionEvent) => void) {
+export function isInspectionObserver(inspect: InspectSetting | null | undefined): inspect is Observer<InspectionEvent> | ((event: InspectionEvent) => void) {
   if (typeof inspect === 'function') return true;
   if (typeof inspect !== 'object' || inspect === null) return false;
   const candidate = inspect as Record<string, unknown>;
@@ -50,7 +50,8 @@ export function inspectorLine(server: InspectorServer): string {
 }
 
 function mayOpenBrowser(): boolean {
-  return process.stdout.isTTY === true && !process.env.CI;
+  // undefined when stdout is a pipe or a file, whatever the types say
+  return (process.stdout.isTTY as boolean | undefined) === true && !process.env.CI;
 }
 
 function openBrowser(url: string): void {

@@ -124,7 +124,7 @@ export function statechartSvg(definitionJson: string, machineName: string): stri
   const GAP_X = 56;
   const GAP_Y = 16;
   const MARGIN = 12;
-  const columns: string[][] = [];
+  const columns: (string[] | undefined)[] = []; // a layer no node is on leaves a hole
   for (const path of nodes.keys()) {
     const at = layer.get(path) as number;
     (columns[at] ??= []).push(path);

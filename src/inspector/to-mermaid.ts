@@ -21,7 +21,7 @@ interface TransitionLike {
 
 export function toMermaid(machine: AnyStateMachine): string {
   const lines = ['stateDiagram-v2'];
-  drawChildren(machine.root as unknown as NodeLike, lines, '  ');
+  drawChildren(machine.root, lines, '  ');
   return lines.join('\n');
 }
 
@@ -72,6 +72,6 @@ function labelOf(transition: TransitionLike): string {
 
 function guardName(guard: unknown): string | undefined {
   if (typeof guard === 'string') return guard;
-  if (guard && typeof guard === 'object' && 'type' in guard) return String((guard as { type: unknown }).type);
+  if (guard && typeof guard === 'object' && 'type' in guard) return String(guard.type);
   return undefined;
 }
