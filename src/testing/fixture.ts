@@ -127,7 +127,7 @@ export function fixtureArgs(options: FixtureOptions = {}): string[] {
  * @example
  * const config = fixtureServerConfig({ name: 'flaky', crashAfter: 1, extra: { restart: 'transient' } });
  */
-export function fixtureServerConfig<const E extends Record<string, unknown> = {}>(
+export function fixtureServerConfig<const E extends Record<string, unknown> = Partial<FixtureServerConfig>>(
   options: FixtureOptions & { name?: string; viaShell?: boolean; extra?: E } = {},
 ): FixtureServerConfig & E {
   const { name = 'fixture', viaShell = false, extra, ...switches } = options;

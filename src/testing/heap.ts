@@ -38,8 +38,10 @@ export async function retainedHeap(): Promise<RetainedHeap> {
   let objects = 0;
   let code = 0;
   for (let i = 0; i < snap.nodes.length; i += width) {
-    const type = types[snap.nodes[i + typeAt]!];
-    const size = snap.nodes[i + sizeAt]!;
+    const typeIndex = snap.nodes[i + typeAt];
+    const size = snap.nodes[i + sizeAt];
+    if (typeIndex === undefined || size === undefined) throw new Error('the heap snapshot ends in the middle of a node');
+    const type = types[typeIndex];
     // "hidden" nodes are V8's internals (weak lists of code dependents, feedback), code's companions.
     if (type === 'code' || type === 'hidden') code += size;
     else objects += size;

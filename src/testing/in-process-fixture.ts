@@ -42,7 +42,7 @@ export interface InProcessFixture {
   /** For `McpClient`'s `actors` option: every start of the server starts a fresh fixture server. */
   readonly actors: { readonly connectServer: ReturnType<typeof connectOverTransport> };
   /** A configuration to go with `actors` (`command` is a placeholder: nothing is spawned). */
-  config<const E extends Partial<McpServerConfig> = {}>(extra?: E): McpServerConfig & E;
+  config<const E extends Partial<McpServerConfig> = Partial<McpServerConfig>>(extra?: E): McpServerConfig & E;
   /** A supervised `McpClient` over this fixture. */
   client(extra?: Partial<McpServerConfig>, options?: McpClientOptions): McpClient;
   /** A fresh fixture server and the client side of its transport, for an SDK Client of your own (or `faultyTransport`). */
@@ -122,7 +122,7 @@ class FixtureServer {
 
   private every(ms: number, run: () => void): void {
     const timer = setInterval(run, ms);
-    timer.unref?.();
+    timer.unref();
     this.timers.add(timer);
   }
 
@@ -161,12 +161,13 @@ class FixtureServer {
       return;
     }
     const connect = (): void => void this.connect();
-    if (o.startupDelayMs) setTimeout(connect, o.startupDelayMs).unref?.();
+    if (o.startupDelayMs) setTimeout(connect, o.startupDelayMs).unref();
     else connect();
   }
 
   private async connect(): Promise<void> {
     const o = this.options;
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK keeps Server for advanced uses; a fault-injection fixture answers tools/list and tools/call by hand
     const server = new Server({ name: 'mcp-actors-in-process-fixture', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
     let floodStarted = false;
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
@@ -247,7 +248,15 @@ class FixtureServer {
       case 'sleep':
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(resolve, Number(args.ms));
-          signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort's reason, passed on as it came (as the stdio fixture's sleep does)
+              reject(signal.reason);
+            },
+            { once: true },
+          );
         });
         return text(`slept ${String(args.ms)}`);
       case 'hang':
@@ -296,7 +305,7 @@ export function inProcessFixture(options: InProcessFixtureOptions = {}): InProce
     return server.client;
   };
   const actors = { connectServer: connectOverTransport(start) };
-  const config = <const E extends Partial<McpServerConfig> = {}>(extra?: E): McpServerConfig & E =>
+  const config = <const E extends Partial<McpServerConfig> = Partial<McpServerConfig>>(extra?: E): McpServerConfig & E =>
     ({ name: 'in-process-fixture', command: 'in-process', ...extra }) as McpServerConfig & E;
   return {
     options: Object.freeze({ ...options }),
@@ -313,9 +322,13 @@ export function inProcessFixture(options: InProcessFixtureOptions = {}): InProce
     get grandchildren() {
       return counts.grandchildren;
     },
-    async dispose() {
-      for (const server of [...servers]) server.destroy();
-      servers.clear();
+    dispose() {
+      // Settled at once; a throw from a close handler rejects it (the executor's throw), as from an async function.
+      return new Promise<void>((resolve) => {
+        for (const server of [...servers]) server.destroy();
+        servers.clear();
+        resolve();
+      });
     },
   };
 }

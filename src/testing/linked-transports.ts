@@ -38,16 +38,28 @@ class End implements LinkedEnd {
 
   constructor(private readonly ignoreClose: boolean) {}
 
-  async start(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    this.onstart?.();
-    while (this.open && this.queue.length > 0) this.onmessage?.(this.queue.shift()!);
+  // Both settle at once; what a hook throws rejects them (the executor's throw), as from an async function.
+  start(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (!this.started) {
+        this.started = true;
+        this.onstart?.();
+        while (this.open) {
+          const next = this.queue.shift();
+          if (next === undefined) break;
+          this.onmessage?.(next);
+        }
+      }
+      resolve();
+    });
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.open) throw new Error('Not connected');
-    for (const out of this.rewriteOutgoing ? this.rewriteOutgoing(message) : [message]) this.deliver(out);
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (!this.open) throw new Error('Not connected');
+      for (const out of this.rewriteOutgoing ? this.rewriteOutgoing(message) : [message]) this.deliver(out);
+      resolve();
+    });
   }
 
   deliver(message: JSONRPCMessage): void {

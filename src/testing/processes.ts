@@ -29,8 +29,8 @@ export function descendantsOf(pid: number = process.pid): number[] {
   }
   const found: number[] = [];
   const queue = [pid];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of children.get(next) ?? []) {
       found.push(child);
       queue.push(child);
     }
