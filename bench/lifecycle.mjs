@@ -14,17 +14,6 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 const us = (x) => `${(x * 1000).toFixed(0)} us`;
 const now = () => performance.now();
 
-function waitForState(client, wanted) {
-  return new Promise((resolve) => {
-    const sub = client.state$.subscribe((state) => {
-      if (state === wanted) {
-        queueMicrotask(() => sub.unsubscribe());
-        resolve();
-      }
-    });
-  });
-}
-
 async function rawSdk(config) {
   const transport = new StdioClientTransport({ command: config.command, args: config.args, stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '1' });

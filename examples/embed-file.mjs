@@ -11,7 +11,7 @@ writeFileSync(join(project, 'a.md'), '# a\n');
 
 const runtime = await createRuntime({
   file: fileURLToPath(new URL('agents.yaml', import.meta.url)), // or config: { servers, tools, skills, actors } as objects
-  approve: async ({ tool, destructive }) => tool.name === 'files/move_file', // ask your user here
+  approve: async ({ tool }) => tool.name === 'files/move_file', // ask your user here
   inspect: false,                              // true: the Stately inspector on 127.0.0.1 (or any XState observer)
 });
 try {
