@@ -7,7 +7,6 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideConfinement } from '../../src/process/confinement/confinement-plan.js';
 import { resetConfinementProbes } from '../../src/process/confinement/probe.js';

@@ -47,7 +47,7 @@ function connect(url: string, options: WebSocket.ClientOptions = {}): Promise<Cl
   const socket = new WebSocket(url, options);
   sockets.push(socket);
   const raw: string[] = [];
-  socket.on('message', (data) => raw.push(data.toString()));
+  socket.on('message', (data) => raw.push(Buffer.concat(Array.isArray(data) ? data : [new Uint8Array(data)]).toString()));
   const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve({ socket, raw, closed }));

@@ -28,6 +28,8 @@ let sandbox: Sandbox;
 let workspace: SandboxWorkspace;
 let adapter: McpToolAdapter;
 const registry = new ToolRegistry();
+/** What beforeAll opened, for afterAll to dispose in reverse: a beforeAll that failed part way opened less. */
+const opened: { dispose(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   project = createGitProject({ 'src/main.py': 'print(1)\n' });
@@ -35,16 +37,17 @@ beforeAll(async () => {
   secretFile = join(outside, 'secret.txt');
   writeFileSync(secretFile, `${SECRET}\n`);
   sandbox = await Sandbox.create({ projectDir: project });
+  opened.push(sandbox);
   workspace = await SandboxWorkspace.open(sandbox);
+  opened.push(workspace);
   adapter = new McpToolAdapter({ name: 'hostile', transport: 'stdio', command: process.execPath, args: [SERVER], cwd: sandbox.root });
+  opened.push(adapter);
   await adapter.connect();
   await adapter.registerTools(registry, { namespace: 'hostile' });
 });
 
 afterAll(async () => {
-  await adapter?.dispose();
-  await workspace?.dispose();
-  await sandbox?.dispose();
+  for (const resource of opened.reverse()) await resource.dispose();
   rmSync(project, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });

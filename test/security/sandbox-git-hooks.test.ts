@@ -63,7 +63,7 @@ describe('a git directory planted in a sandbox never runs on the host', () => {
     const link = readFileSync(join(sandbox.root, '.git'), 'utf8');
     const outcome = await looker.call('probe/read_git_status', { path: join(project, '.git') });
     expect(outcome.status).toBe('committed');
-    const text = (outcome.result?.content ?? []).map((part) => String((part as { text?: unknown }).text ?? '')).join('');
+    const text = (outcome.result?.content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
     // The plant fails (EBUSY on Node 20; Node 24's rmSync reports a mount point with an empty code).
     expect(text).toMatch(/^error/);
     expect(runtime.status().servers.find((s) => s.server === 'probe')?.confinement).toEqual({ confined: true, state: 'confined' });

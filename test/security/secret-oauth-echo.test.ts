@@ -33,8 +33,10 @@ const browser = async (url: URL): Promise<void> => {
 
 /** JSON (errors with message, stack and cause) and util.inspect: every byte a host could log or send. */
 function everyByte(values: unknown[]): string {
+  // JSON.stringify as it behaves: undefined for undefined (or a function, a symbol), whatever its type says.
+  const stringify = (value: unknown, replacer: (key: string, v: unknown) => unknown): string | undefined => JSON.stringify(value, replacer);
   const asJson = (value: unknown): string =>
-    JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack, cause: v.cause } : v)) ?? '';
+    stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v)) ?? '';
   return values.map((value) => `${asJson(value)}\n${inspect(value, { depth: Infinity })}`).join('\n');
 }
 

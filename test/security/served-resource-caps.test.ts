@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 import type { ServedAuditRecord } from '../../src/serve/served-access.js';
 import { blobServer, initialize, MCP_HEADERS as HEADERS, servedHarness } from '../support/served-http.js';
 
-const { serve, connect } = servedHarness(blobServer(1_000_000));
+const harness = servedHarness(blobServer(1_000_000));
+const serve: typeof harness.serve = (options) => harness.serve(options);
+const connect: typeof harness.connect = (url, token) => harness.connect(url, token);
 
 describe('sessions are capped per tenant', () => {
   it("keeps tenant a at its quota with 429 while tenant b's initialize still succeeds", async () => {

@@ -147,6 +147,7 @@ describe('ctx.actor comes from the authenticated subject only', () => {
   });
 
   it('reads the deprecated actor of authenticate as the subject (ctx.actor and the binding)', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the test of the deprecated `actor` itself: it must still be read as the subject
     const server = await serve({ authenticate: (request) => (request.headers.authorization === 'Bearer old' ? { tenant: 'acme', actor: 'carol' } : request.headers.authorization === 'Bearer old-2' ? { tenant: 'acme', actor: 'dave' } : undefined) });
     const carol = await connect(server.url, 'old');
     expect((await call(carol.client, 'roster_whoami', { actor: 'alice' })).structuredContent).toEqual({ tenant: 'acme', actor: 'carol' });

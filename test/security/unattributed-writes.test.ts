@@ -11,9 +11,10 @@ import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { referenceServerPath } from '../../src/testing/reference-servers.js';
 import { createGitProject } from '../support/git-project.js';
+import { arrayContaining } from '../support/matchers.js';
 
 let project: string;
-let runtime: Runtime;
+let runtime: Runtime | undefined; // unset in afterAll when beforeAll failed before it
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -52,7 +53,7 @@ describe('writes made between calls', () => {
       (caught: unknown) => caught,
     );
     expect(isMcpActorsError(error) && error.code).toBe('APPLY_CONFLICT');
-    expect(isMcpActorsError(error) && error.details).toMatchObject({ unattributed: expect.arrayContaining(['planted.sh', 'README.md']) });
+    expect(isMcpActorsError(error) && error.details).toMatchObject({ unattributed: arrayContaining(['planted.sh', 'README.md']) });
     expect(existsSync(join(project, 'by-call.md'))).toBe(false);
     expect(existsSync(join(project, 'planted.sh'))).toBe(false);
   });
