@@ -30,7 +30,7 @@ describe('concurrent agents tool add', () => {
         else if (!servers.includes(`${name}${round}`)) failures.push(`round ${round}: ${name} reported success but is not in the file`);
       }
       expect(readdirSync(dir)).toEqual(['agents.yaml']);
-      expect(readFileSync(join(dir, 'agents.yaml'), 'utf8')).toMatch(/^servers:\n  first:\n    command: node\n/);
+      expect(readFileSync(join(dir, 'agents.yaml'), 'utf8')).toMatch(/^servers:\n {2}first:\n {4}command: node\n/);
     }
     expect(failures).toEqual([]);
   }, 600_000);

@@ -91,8 +91,9 @@ function cardOf(dom: string, name: string): { status: string; state: string; nod
   };
 }
 
-let runtime: Runtime;
-let viewer: Viewer;
+// Unset in afterAll when beforeAll failed before them.
+let runtime: Runtime | undefined;
+let viewer: Viewer | undefined;
 beforeAll(async () => {
   const fixture = { command: process.execPath, args: [fixtureServerPath()] };
   runtime = await createRuntime({
@@ -115,10 +116,10 @@ afterAll(async () => {
 
 describe('the inspector page in headless Chromium, without internet', () => {
   it('shows the runtime, the actor and its server with their current states, each drawn with one node per state and the current one highlighted', async () => {
-    const dom = await chromium(runtime.inspector!.url, ['--dump-dom']);
+    const dom = await chromium(runtime!.inspector!.url, ['--dump-dom']);
     expect(dom).toContain('connected to the runtime');
     for (const name of ['runtime', 'actor:triager:acme', 'server:files:acme']) {
-      const announced = viewer.messages.find((m) => m.type === '@xstate.actor' && m.name === name)!;
+      const announced = viewer!.messages.find((m) => m.type === '@xstate.actor' && m.name === name)!;
       const card = cardOf(dom, name);
       expect(card.status).toBe('active');
       // One node per state of the machine, and the highlighted ones are the states it is in.
@@ -135,7 +136,7 @@ describe('the inspector page in headless Chromium, without internet', () => {
 
   it('saves a screenshot to docs/inspector.png', async () => {
     const file = join(repoRoot, 'docs', 'inspector.png');
-    await chromium(runtime.inspector!.url, [`--screenshot=${file}`, '--window-size=1280,1000']);
+    await chromium(runtime!.inspector!.url, [`--screenshot=${file}`, '--window-size=1280,1000']);
     expect(statSync(file).size).toBeGreaterThan(10_000);
   });
 });

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_EVENT_BYTES } from '../../src/serve/memory-event-store.js';
 import { blobServer, initialize, servedHarness } from '../support/served-http.js';
 
 const harness = servedHarness(blobServer(2_000_000));
-const serve = harness.serve;
+const serve: typeof harness.serve = (options) => harness.serve(options);
 const connect = async (url: string, token: string) => (await harness.connect(url, token)).client;
 
 function tally(statuses: readonly number[]): Record<number, number> {
