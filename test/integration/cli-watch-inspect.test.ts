@@ -18,7 +18,9 @@ const project = agentsProject('mcp-actors-watch-inspect-', () => ({
 describe('agents status --watch --inspect', () => {
   it('prints the inspector URL once, feeds a viewer the labelled tree, and Ctrl+C closes it and exits 130', async () => {
     // The default port is 8080, or a free one when it is taken: the printed URL says which.
-    const { child, output, exited } = spawnAgents(['status', 'helper', '--watch', '--inspect'], { cwd: project.dir });
+    const agents = spawnAgents(['status', 'helper', '--watch', '--inspect'], { cwd: project.dir });
+    const { child, exited } = agents;
+    const output = (): string => agents.output();
     try {
       await waitUntil(() => /Stately inspector: http:\/\/127\.0\.0\.1:\d+/.test(output()) && /fixture@local RUNNING pid \d+/.test(output()), 'the URL and a RUNNING line', 20_000);
       const out = output();

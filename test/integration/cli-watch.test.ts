@@ -55,7 +55,7 @@ describe('agents status --watch', () => {
     const pid = Number(/RUNNING pid (\d+)/.exec(run.output())![1]);
     run.interrupt();
     expect(await run.exited).toBe(130);
-    expect(run.output()).not.toMatch(/\u001b/);
+    expect(run.output()).not.toContain('\u001b');
     expect(run.output()).toMatch(/^\d\d:\d\d:\d\d fixture@local STARTING$/m);
     expect(run.output()).toMatch(/fixture@local STOPPED$/m);
     await expectAllGone([pid]);

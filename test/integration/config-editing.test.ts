@@ -204,7 +204,7 @@ function pausedAdd(pauseMs: number): { child: ChildProcess; paused: Promise<stri
   });
   let stderr = '';
   const paused = new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /paused before rename: (.*)\n/.exec(stderr);
       if (match?.[1]) resolve(match[1]);

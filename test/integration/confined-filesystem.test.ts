@@ -15,7 +15,7 @@ import { createGitProject } from '../support/git-project.js';
 import { requireBwrap } from '../support/run-link-race.js';
 
 let project: string;
-let runtime: Runtime;
+let runtime: Runtime | undefined; // unset in afterAll when beforeAll failed before it
 let sandbox: Sandbox;
 let call: (tool: string, args: Record<string, unknown>) => Promise<{ status: string; text: string; changes: readonly { path: string; kind: string }[] }>;
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const editor = await runtime.activate('editor', { tenant: 't', sandbox });
   call = async (tool, args) => {
     const outcome = await editor.call(`files/${tool}`, args);
-    const text = (outcome.result?.content ?? []).map((part) => String((part as { text?: unknown }).text ?? '')).join('\n');
+    const text = (outcome.result?.content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     return { status: outcome.status, text, changes: outcome.changes };
   };
 }, 60_000);
@@ -46,7 +46,7 @@ afterAll(async () => {
 describe('a confined server-filesystem', () => {
   it('runs confined', async () => {
     await call('list_allowed_directories', {});
-    expect(runtime.status().servers.find((s) => s.server === 'files')?.confinement).toEqual({ confined: true, state: 'confined' });
+    expect(runtime!.status().servers.find((s) => s.server === 'files')?.confinement).toEqual({ confined: true, state: 'confined' });
   });
 
   it('reads: read_text_file, read_file, read_multiple_files, get_file_info, list_allowed_directories', async () => {

@@ -67,7 +67,7 @@ async function startHost(mode: 'confined' | 'unconfined'): Promise<{ host: Child
   const host = spawn(process.execPath, [HOST, mode, root], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     let buffer = '';
-    host.stdout?.on('data', (chunk: Buffer) => {
+    host.stdout.on('data', (chunk: Buffer) => {
       buffer += String(chunk);
       if (buffer.includes('\n')) resolve(buffer.split('\n')[0] ?? '');
     });

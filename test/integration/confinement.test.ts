@@ -15,6 +15,7 @@ import { confinementStatus } from '../../src/process/confinement/confinement-sta
 import { McpClient } from '../../src/client/mcp-client.js';
 import type { ConfineSetting } from '../../src/config/confine-setting.js';
 import { isMcpActorsError } from '../../src/errors/index.js';
+import { stringMatching } from '../support/matchers.js';
 
 const PROBE = fileURLToPath(new URL('../support/confine-probe-server.mjs', import.meta.url));
 
@@ -183,6 +184,6 @@ describe('asking for confinement where bubblewrap is missing', () => {
   it('a sandboxed server that did not ask runs unconfined, and status says why', () => {
     withHostPath('/nonexistent');
     const client = probeClient({ root, fallback: true });
-    expect(confinementStatus(client.config)).toMatchObject({ confined: false, state: 'unavailable', reason: expect.stringMatching(/not on the PATH/) });
+    expect(confinementStatus(client.config)).toMatchObject({ confined: false, state: 'unavailable', reason: stringMatching(/not on the PATH/) });
   });
 });

@@ -13,6 +13,7 @@ import { categoryCapabilities, isToolCategory, toolCategory } from '../../src/do
 import { inferCapabilities } from '../../src/registry/capabilities.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { expectAllGone } from '../support/processes.js';
+import { stringContaining } from '../support/matchers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('../../dist/testing/domain-server-fixture.mjs', import.meta.url));
@@ -58,7 +59,7 @@ describe('a domain server served over stdio', () => {
       roster_delete_shift: { annotations: { readOnlyHint: false }, meta: { category: 'execute', domain: 'roster' } },
       roster_purge: { annotations: { readOnlyHint: false, destructiveHint: true }, meta: { category: 'restricted', domain: 'roster' } },
     });
-    expect(tools.every((tool) => tool.inputSchema.type === 'object' && tool.outputSchema?.type === 'object')).toBe(true);
+    for (const tool of tools) expect(tool).toMatchObject({ inputSchema: { type: 'object' }, outputSchema: { type: 'object' } });
   });
 
   it("calls each tool for the process's tenant, one process and one state a tenant", async () => {
@@ -114,7 +115,7 @@ describe('a domain server served over stdio', () => {
   it('refuses to start without a tenant: the process exits before the handshake', async () => {
     const client = new McpClient({ name: 'roster', command: process.execPath, args: [fixture], env: { MCP_ACTORS_TENANT: '' }, restart: 'temporary' });
     clients.push(client);
-    await expect(client.listTools()).rejects.toMatchObject({ message: expect.stringContaining('MCP_ACTORS_TENANT') });
+    await expect(client.listTools()).rejects.toMatchObject({ message: stringContaining('MCP_ACTORS_TENANT') });
   });
 
   it('gives the adapter the same capabilities as in-process registration (a trusted server)', async () => {

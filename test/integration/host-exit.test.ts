@@ -101,16 +101,16 @@ async function startHost(how: How, mode: Mode = 'shell'): Promise<Host> {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
   // A write to a host that already died must fail the test by its assertions, not crash the worker.
-  child.stdin?.on('error', () => {});
+  child.stdin.on('error', () => {});
   let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
     stderr += chunk;
   });
 
   const lines: string[] = [];
   const waiters: ((line: string) => void)[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const waiter = waiters.shift();
     if (waiter) waiter(line);
     else lines.push(line);

@@ -112,7 +112,7 @@ describe('the inspector server', () => {
     const yardstick = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((resolve) => yardstick.once('listening', resolve));
     const theirs: ReceivedMessage[] = [];
-    yardstick.on('connection', (socket) => socket.on('message', (data) => theirs.push(JSON.parse(data.toString()) as ReceivedMessage)));
+    yardstick.on('connection', (socket) => socket.on('message', (data) => theirs.push(JSON.parse(Buffer.concat(Array.isArray(data) ? data : [new Uint8Array(data)]).toString()) as ReceivedMessage)));
     const packageInspector = createWebSocketInspector({ url: `ws://127.0.0.1:${(yardstick.address() as AddressInfo).port}` });
     try {
       const runtime = await inspectedRuntime(config());

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/mcp-client.js';
-import { isMcpActorsError, type McpActorsError } from '../../src/errors/index.js';
 import { fixtureServerConfig, type FixtureOptions } from '../../src/testing/fixture.js';
 import { isProcessAlive } from '../../src/process/process-table.js';
 import { clientsGoneAfterEach, expectAllGone } from '../support/processes.js';

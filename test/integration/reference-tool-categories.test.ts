@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js';
 import type { ApprovalRequest } from '../../src/runtime/permissions.js';
 import { referenceServerPath } from '../../src/testing/reference-servers.js';
+import { stringMatching } from '../support/matchers.js';
 
 const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
 const dir = mkdtempSync(join(tmpdir(), 'ref-categories-'));
@@ -78,9 +79,9 @@ describe('the reference servers’ tools under execute: ask', () => {
       {
         tool: 'files/write_file',
         category: 'execute',
-        because: expect.stringMatching(/^the server's annotations: readOnlyHint: false from untrusted server/),
+        because: stringMatching(/^the server's annotations: readOnlyHint: false from untrusted server/),
         destructive: true,
-        destructiveBecause: expect.stringMatching(/^the server's annotations: destructiveHint: true/),
+        destructiveBecause: stringMatching(/^the server's annotations: destructiveHint: true/),
       },
       {
         tool: 'everything/toggle-simulated-logging',

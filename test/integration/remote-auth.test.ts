@@ -111,12 +111,12 @@ describe('secrets', () => {
 
   /** Every byte a host can see: JSON as an inspector sends it, and util.inspect as a log shows it (causes included). */
   function everyByte(values: unknown[], inspected: unknown[]): string {
-    const asJson = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack, cause: v.cause } : v));
+    const asJson = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v));
     return [...inspected.map(asJson), ...values
       .map((value) => {
-        let json = '';
+        let json: string;
         try {
-          json = JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack, cause: v.cause } : v));
+          json = JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v));
         } catch {
           json = '';
         }

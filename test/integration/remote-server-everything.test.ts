@@ -44,7 +44,7 @@ async function everything(mode: 'streamableHttp' | 'sse'): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`server-everything ${mode} did not start: ${seen}`)), 20_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       if (new RegExp(`\\b${port}\\b`).test(seen)) {
         clearTimeout(timer);

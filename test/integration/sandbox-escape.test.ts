@@ -50,11 +50,13 @@ describe('whom an escape is charged to', () => {
     const linker = await probe.runtime.activate('linker', { tenant: 't', sandbox });
     const reader = await probe.runtime.activate('reader', { tenant: 't', sandbox });
     let reading = true;
-    const reads = (async () => {
+    // Not an immediately invoked function: TypeScript would read `reading` there as the `true` it was just given.
+    const readWhileReading = async () => {
       const statuses: string[] = [];
       while (reading) statuses.push((await reader.call('probe/read', { path: join(sandbox.root, 'README.md') })).status);
       return statuses;
-    })();
+    };
+    const reads = readWhileReading();
     const escapes: string[] = [];
     for (let i = 0; i < 10; i++) {
       const outcome = await linker.call('probe/create_link', { path: join(sandbox.root, `out-${i}`), target: hex(probe.outside) });

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isMcpActorsError } from '../../src/errors/mcp-actors-error.js';
 import { Sandbox } from '../../src/sandbox/sandbox.js';
+import { stringContaining } from '../support/matchers.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -295,7 +296,7 @@ describe('Sandbox of a git repository', () => {
 
   it('takes only absolute paths for denyReads, and says how to make one', async () => {
     const sandbox = await create(makeRepo());
-    expect(() => sandbox.denyReads(['secrets'])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('path.resolve') }));
+    expect(() => sandbox.denyReads(['secrets'])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: stringContaining('path.resolve') }));
     sandbox.denyReads(['/nonexistent/secrets']); // a path that does not exist is ignored when git runs
     expect(await sandbox.diff()).toBe('');
   });

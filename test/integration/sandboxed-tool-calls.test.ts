@@ -20,6 +20,8 @@ let sandbox: Sandbox;
 let workspace: SandboxWorkspace;
 const registry = new ToolRegistry();
 const adapters: McpToolAdapter[] = [];
+/** What beforeAll opened, for afterAll to dispose in reverse: a beforeAll that failed part way opened less. */
+const opened: { dispose(): Promise<void> }[] = [];
 
 function text(outcome: { result?: { content: readonly Record<string, unknown>[] } | undefined }): string {
   return String(outcome.result?.content[0]?.text);
@@ -28,7 +30,9 @@ function text(outcome: { result?: { content: readonly Record<string, unknown>[] 
 beforeAll(async () => {
   project = createGitProject({ 'src/main.py': 'print(1)\n', 'README.md': '# demo\n' });
   sandbox = await Sandbox.create({ projectDir: project });
+  opened.push(sandbox);
   workspace = await SandboxWorkspace.open(sandbox);
+  opened.push(workspace);
   const filesystem = new McpToolAdapter({ ...referenceServerConfig('filesystem', { name: 'fs' }), roots: [sandbox.root] });
   const fixture = new McpToolAdapter(fixtureServerConfig({ name: 'fx', extra: { cwd: sandbox.root } }));
   adapters.push(filesystem, fixture);
@@ -39,8 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(adapters.map((a) => a.dispose()));
-  await workspace?.dispose();
-  await sandbox?.dispose();
+  for (const resource of opened.reverse()) await resource.dispose();
   rmSync(project, { recursive: true, force: true });
 });
 
@@ -148,7 +151,7 @@ describe('tool calls in a sandbox', () => {
   it('rolls the whole sandbox back to any earlier checkpoint', async () => {
     const first = await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'one' } });
     await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'two' } });
-    await workspace.rollbackTo(first.checkpointId!);
+    await workspace.rollbackTo(first.checkpointId);
     expect(existsSync(join(sandbox.root, 'a.txt'))).toBe(false);
   });
 

@@ -11,6 +11,7 @@ import type { ToolDescriptor, ToolSource } from '../../src/registry/tool-descrip
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { fixtureServerConfig } from '../../src/testing/fixture.js';
 import { waitUntil } from '../support/wait.js';
+import { stringContaining } from '../support/matchers.js';
 
 let dir: string;
 const adapters: McpToolAdapter[] = [];
@@ -85,7 +86,7 @@ describe('SkillRegistry', () => {
     const echo = skills.resolve(['careful']).tools[0]!;
     expect(registry.get('fx/echo')!.capabilities.readOnly).toBe(false);
     expect(echo.capabilities).toMatchObject({ readOnly: true, writes: false });
-    expect(echo.provenance.readOnly).toMatchObject({ source: 'override', detail: expect.stringContaining('skills.careful') });
+    expect(echo.provenance.readOnly).toMatchObject({ source: 'override', detail: stringContaining('skills.careful') });
   });
 
   it('turns an Agent Skill into a read-only tool that discloses its instructions, then its files', async () => {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describeExit, StdioProcessTransport, type StdioProcessOptions } from '../../src/server/stdio-process-transport.js';
 import { serverEnvironment } from '../../src/process/server-environment.js';
 import { groupMembers, isProcessAlive } from '../../src/process/process-table.js';
-import { isMcpActorsError, type McpActorsError } from '../../src/errors/index.js';
+import { isMcpActorsError } from '../../src/errors/index.js';
 import { rejection } from '../support/rejection.js';
 import { fixtureServerPath } from '../../src/testing/fixture.js';
 
@@ -246,12 +246,12 @@ describe('StdioProcessTransport: messages', () => {
     const marked = (chunk: unknown): number => (String(chunk).match(/"burst"/g) ?? []).length;
     proto._write = function (chunk, encoding, cb) {
       if (marked(chunk) > 0) writes.push(marked(chunk));
-      return write.call(this, chunk, encoding, cb);
+      write.call(this, chunk, encoding, cb);
     };
     proto._writev = function (chunks, cb) {
       const count = chunks.reduce((sum, { chunk }) => sum + marked(chunk), 0);
       if (count > 0) writes.push(count);
-      return writev.call(this, chunks, cb);
+      writev.call(this, chunks, cb);
     };
     try {
       const ids = Array.from({ length: 50 }, (_, i) => i + 1);
@@ -296,7 +296,7 @@ describe('StdioProcessTransport: messages', () => {
     // A contract breach: the group is SIGKILLed at once, with no clean stop sequence.
     expect(exit.stopStep).toBe('SIGKILL');
     expect(exit.signal).toBe('SIGKILL');
-    expect(h.errors.map((error) => (error as McpActorsError).code)).toEqual(['MESSAGE_TOO_LARGE']);
+    expect(h.errors.map((error) => (isMcpActorsError(error) ? error.code : undefined))).toEqual(['MESSAGE_TOO_LARGE']);
     expect(h.messages.some(isAnswerTo(2))).toBe(false);
     expect(h.closes()).toBe(1);
     expect(groupMembers(pid)).toEqual([]);

@@ -6,8 +6,8 @@
  * given through a server's env and headers — anywhere in what is exported.
  */
 import { rmSync } from 'node:fs';
-import { metrics, trace } from '@opentelemetry/api';
-import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { metrics, SpanKind, trace } from '@opentelemetry/api';
+import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { createRuntime, type Runtime } from '../../src/runtime/create-runtime.js
 import * as semconv from '../../src/telemetry/semconv.js';
 import { fixtureServerPath } from '../../src/testing/fixture.js';
 import { createGitProject } from '../support/git-project.js';
+import { anyOf, stringMatching } from '../support/matchers.js';
 
 const SECRET = 'sk-live-Telemetry-7f3a9c21e4';
 
@@ -49,8 +50,9 @@ const roster = defineServer({
   ],
 });
 
-let runtime: Runtime;
-let served: HttpServedDomainServer;
+// Unset in afterAll when beforeAll failed before them.
+let runtime: Runtime | undefined;
+let served: HttpServedDomainServer | undefined;
 let project: string;
 
 beforeAll(async () => {
@@ -108,6 +110,7 @@ const callSpan = (callId: string): ReadableSpan => {
 
 describe('OpenTelemetry spans of the runtime', () => {
   it('uses the names of the semantic conventions 1.45 (incubating entry point)', () => {
+    /* eslint-disable @typescript-eslint/no-deprecated -- the contract test of our copies: the package still exports these names, marked as moved to the GenAI conventions repository, which publishes no package to compare with */
     expect(semconv.ATTR_GEN_AI_OPERATION_NAME).toBe(incubating.ATTR_GEN_AI_OPERATION_NAME);
     expect(semconv.ATTR_GEN_AI_TOOL_NAME).toBe(incubating.ATTR_GEN_AI_TOOL_NAME);
     expect(semconv.ATTR_GEN_AI_TOOL_CALL_ID).toBe(incubating.ATTR_GEN_AI_TOOL_CALL_ID);
@@ -115,13 +118,14 @@ describe('OpenTelemetry spans of the runtime', () => {
     expect(semconv.ATTR_MCP_SESSION_ID).toBe(incubating.ATTR_MCP_SESSION_ID);
     expect(semconv.ATTR_MCP_PROTOCOL_VERSION).toBe(incubating.ATTR_MCP_PROTOCOL_VERSION);
     expect(semconv.METRIC_MCP_CLIENT_OPERATION_DURATION).toBe(incubating.METRIC_MCP_CLIENT_OPERATION_DURATION);
+    /* eslint-enable @typescript-eslint/no-deprecated */
     expect(semconv.GEN_AI_OPERATION_EXECUTE_TOOL).toBe(incubating.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL);
   });
 
   it('a committed, a rolled-back and a refused call: execute_tool spans with their steps and MCP client spans as children', async () => {
-    const sandbox = await runtime.createSandbox(project);
-    const editor = await runtime.activate('editor', { tenant: 'acme', sandbox });
-    const asker = await runtime.activate('asker', { tenant: 'acme', sandbox });
+    const sandbox = await runtime!.createSandbox(project);
+    const editor = await runtime!.activate('editor', { tenant: 'acme', sandbox });
+    const asker = await runtime!.activate('asker', { tenant: 'acme', sandbox });
     const committed = await editor.call('fixture/echo', { message: 'hello' });
     const rolledBack = await editor.call('fixture/write_then_fail', { path: 'notes.txt', content: SECRET });
     const refused = await asker.call('fixture/echo', { message: 'may I?' });
@@ -135,7 +139,7 @@ describe('OpenTelemetry spans of the runtime', () => {
     expect(okChildren).toEqual(expect.arrayContaining(['checkpoint fixture/echo', 'commit fixture/echo', 'tools/call echo']));
     const request = childrenOf(ok).find((span) => span.name === 'tools/call echo')!;
     expect(request.kind).toBe(2); // CLIENT
-    expect(request.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'mcp.protocol.version': expect.any(String) });
+    expect(request.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'mcp.protocol.version': anyOf(String) });
 
     const back = callSpan(rolledBack.callId);
     expect(back.attributes).toMatchObject({ 'mcp_actors.call.status': 'rolled-back', 'error.type': 'TOOL_FAILED' });
@@ -152,7 +156,7 @@ describe('OpenTelemetry spans of the runtime', () => {
   });
 
   it('records a restart as an event of the server span', async () => {
-    const crasher = await runtime.activate('crasher', { tenant: 'acme' });
+    const crasher = await runtime!.activate('crasher', { tenant: 'acme' });
     expect((await crasher.call('flaky/echo', { message: 'a' })).status).toBe('committed');
     expect((await crasher.call('flaky/echo', { message: 'b' })).error?.code).toBe('CONNECTION_LOST');
     expect((await crasher.call('flaky/echo', { message: 'c' }, { timeoutMs: 10_000 })).status).toBe('committed');
@@ -164,13 +168,13 @@ describe('OpenTelemetry spans of the runtime', () => {
   });
 
   it('carries the trace context to a served domain server: its span is the child of the client span', async () => {
-    const planner = await runtime.activate('planner', { tenant: 'acme' });
+    const planner = await runtime!.activate('planner', { tenant: 'acme' });
     const outcome = await planner.call('roster/list_shifts', {});
     expect(outcome.status).toBe('committed');
     const call = callSpan(outcome.callId);
     const client = childrenOf(call).find((span) => span.name === 'tools/call list_shifts');
-    expect(client?.attributes).toMatchObject({ 'network.transport': 'tcp', 'mcp.session.id': expect.stringMatching(/^[0-9a-f]{16}$/) });
-    const server = spans().find((span) => span.kind === 1 && span.name === 'tools/call list_shifts'); // SERVER
+    expect(client?.attributes).toMatchObject({ 'network.transport': 'tcp', 'mcp.session.id': stringMatching(/^[0-9a-f]{16}$/) });
+    const server = spans().find((span) => span.kind === SpanKind.SERVER && span.name === 'tools/call list_shifts');
     expect(server, 'the served domain server span').toBeDefined();
     expect(server!.spanContext().traceId).toBe(call.spanContext().traceId);
     expect(parentOf(server!)).toBe(client!.spanContext().spanId);
@@ -179,7 +183,7 @@ describe('OpenTelemetry spans of the runtime', () => {
 
   it('records mcp.client.operation.duration in seconds per method', async () => {
     const { resourceMetrics } = await reader.collect();
-    const metric = (resourceMetrics as ResourceMetrics).scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === 'mcp.client.operation.duration');
+    const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === 'mcp.client.operation.duration');
     expect(metric?.descriptor.unit).toBe('s');
     const methods = new Set(metric!.dataPoints.map((point) => point.attributes['mcp.method.name']));
     expect(methods).toEqual(new Set(['tools/call', 'tools/list']));
