@@ -46,18 +46,16 @@ function steps(script: ScriptCase, caller: AbortController): ToolCallSteps {
       if (script.authorize === 'deny-tenant') return { allowed: false, rule: 'tenant', reason: 'tenant argument', code: ErrorCode.TENANT_ARGUMENT };
       return { allowed: true };
     },
-    acquireLock: async () => {
-      if (script.lock === 'throw') throw new Error('lock broken');
-      return () => undefined;
+    acquireLock: () => {
+      if (script.lock === 'throw') return Promise.reject(new Error('lock broken'));
+      return Promise.resolve(() => undefined);
     },
-    rewriteArgs: async (_input, args) => {
-      if (script.rewrite === 'path-error') throw new McpActorsError(ErrorCode.SANDBOX_PATH, 'leaves the sandbox');
-      if (script.rewrite === 'throw') throw new Error('rewriter crashed');
-      return { ...args, path: `/sandbox/${String(args.path)}` };
+    rewriteArgs: (_input, args) => {
+      if (script.rewrite === 'path-error') return Promise.reject(new McpActorsError(ErrorCode.SANDBOX_PATH, 'leaves the sandbox'));
+      if (script.rewrite === 'throw') return Promise.reject(new Error('rewriter crashed'));
+      return Promise.resolve({ ...args, path: `/sandbox/${String(args.path)}` });
     },
-    checkpoint: async () => {
-      throw new Error('a read-only call never checkpoints');
-    },
+    checkpoint: () => Promise.reject(new Error('a read-only call never checkpoints')),
     keepsOwnDeadline: () => script.keepsOwnDeadline,
     invoke: (_input, _args, signal) => {
       if (script.invokeThrowsSynchronously && script.invoke === 'throw') throw new Error('no handler for the tool');
@@ -76,28 +74,26 @@ function steps(script: ScriptCase, caller: AbortController): ToolCallSteps {
           }
         });
       }
-      return (async () => {
-        if (script.invoke === 'throw') throw new Error('adapter crashed');
-        if (script.invoke === 'mcp-error') throw new McpActorsError(ErrorCode.CONNECTION_LOST, 'server went away');
-        if (script.invoke === 'tool-error') return { ...ok, success: false, error: 'server error: no', errorCode: 'SERVER_ERROR' as const };
-        return ok;
-      })();
+      if (script.invoke === 'throw') return Promise.reject(new Error('adapter crashed'));
+      if (script.invoke === 'mcp-error') return Promise.reject(new McpActorsError(ErrorCode.CONNECTION_LOST, 'server went away'));
+      if (script.invoke === 'tool-error') return Promise.resolve({ ...ok, success: false, error: 'server error: no', errorCode: 'SERVER_ERROR' as const });
+      return Promise.resolve(ok);
     },
-    rewriteResult: async (_input, result) => {
-      if (script.rewriteResult === 'throw') throw new Error('result rewriter crashed');
-      return { ...result, content: [{ type: 'text', text: 'ok (logical)' }] };
+    rewriteResult: (_input, result) => {
+      if (script.rewriteResult === 'throw') return Promise.reject(new Error('result rewriter crashed'));
+      return Promise.resolve({ ...result, content: [{ type: 'text', text: 'ok (logical)' }] });
     },
-    commit: async () => {
-      if (script.commit === 'throw') throw new Error('commit crashed');
+    commit: () => {
+      if (script.commit === 'throw') return Promise.reject(new Error('commit crashed'));
       if (script.commit === 'violation') {
-        return { ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'wrote x'), changes: [{ path: 'x', kind: 'added' }] };
+        return Promise.resolve({ ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'wrote x'), changes: [{ path: 'x', kind: 'added' }] });
       }
-      return { ok: true, changes: [] };
+      return Promise.resolve({ ok: true, changes: [] });
     },
-    rollback: async () => {
-      if (script.rollback === 'throw') throw new Error('rollback crashed');
-      if (script.rollback === 'violation') return { restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'changed y') };
-      return { restored: script.rollback === 'restored', violation: undefined };
+    rollback: () => {
+      if (script.rollback === 'throw') return Promise.reject(new Error('rollback crashed'));
+      if (script.rollback === 'violation') return Promise.resolve({ restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'changed y') });
+      return Promise.resolve({ restored: script.rollback === 'restored', violation: undefined });
     },
   };
 }

@@ -7,7 +7,7 @@ import { faultyTransport, type FaultPlan } from '../src/testing/faulty-transport
 
 function recorder(): Transport & { sent: string[] } {
   const sent: string[] = [];
-  return { sent, start: async () => undefined, close: async () => undefined, send: async (m: JSONRPCMessage) => void sent.push(JSON.stringify(m)) };
+  return { sent, start: () => Promise.resolve(), close: () => Promise.resolve(), send: (m: JSONRPCMessage) => { sent.push(JSON.stringify(m)); return Promise.resolve(); } };
 }
 
 async function replay(plan: FaultPlan, count: number): Promise<{ sent: string[]; stats: unknown }> {

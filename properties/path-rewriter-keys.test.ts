@@ -58,7 +58,7 @@ function pick(value: unknown, steps: readonly Step[]): unknown {
 
 /** Every character percent-encoded or not, at random: what a server decoding `file:` URIs would read. */
 function percentSome(text: string, mask: readonly boolean[]): string {
-  return [...text].map((char, i) => (mask[i % mask.length] && /[A-Za-z0-9_-]/.test(char) ? `%${char.charCodeAt(0).toString(16)}` : char)).join('');
+  return Array.from(text).map((char, i) => (mask[i % mask.length] && /[A-Za-z0-9_-]/.test(char) ? `%${char.charCodeAt(0).toString(16)}` : char)).join('');
 }
 
 describe('the rewriting law, whatever the key', () => {

@@ -172,6 +172,7 @@ describe('SandboxPathRewriter (properties)', () => {
         fc.array(fc.tuple(key, tie('json')), { maxLength: 4 }).map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
       ),
     }));
+    const toStringBefore = Object.getOwnPropertyDescriptor(Object.prototype, 'toString');
     const argsText = fc.array(fc.tuple(key, json), { maxLength: 5 }).map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`);
     fc.assert(
       fc.property(argsText, (text) => {
@@ -186,7 +187,7 @@ describe('SandboxPathRewriter (properties)', () => {
         expect(JSON.stringify(args)).toBe(before);
         expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted');
         expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-        expect(Object.prototype.toString).toBe(Object.prototype.toString);
+        expect(Object.getOwnPropertyDescriptor(Object.prototype, 'toString')).toStrictEqual(toStringBefore);
         if (out !== undefined) {
           expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
           const inputs = objectsOf(args);

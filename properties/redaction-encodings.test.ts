@@ -13,7 +13,7 @@ import { Redactor } from '../src/redaction/redactor.js';
 
 /** Secrets of 8 units or more (base64 inside longer text needs 8 bytes to leave a core), without `[`/`]`. */
 const unitChars = fc.oneof(
-  { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@%&?#'), minLength: 8, maxLength: 40 }) },
+  { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom(...Array.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@%&?#')), minLength: 8, maxLength: 40 }) },
   { weight: 3, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 8, maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom('é', 'Ü', 'ß', '日', '本', '😀', ' ', '"', '\\', '\n', '\t', 'k', 'Z'), minLength: 8, maxLength: 24 }) },
 );
@@ -34,7 +34,7 @@ const component = (value: string): string[] => {
 };
 /** Toggles the case of the units chosen by `flips` (only where the other case is one unit too). */
 const recase = (value: string, flips: readonly boolean[]): string =>
-  [...value].map((c, i) => {
+  Array.from(value).map((c, i) => {
     if (!flips[i % flips.length]) return c;
     const other = c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase();
     return other.length === c.length ? other : c;
@@ -125,14 +125,14 @@ describe('redaction of encoded secrets', () => {
   });
 
   it('no line of a PEM key survives, alone or in a stderr tail', () => {
-    const b64line = fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'), minLength: 16, maxLength: 64 });
+    const b64line = fc.string({ unit: fc.constantFrom(...Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')), minLength: 16, maxLength: 64 });
     fc.assert(
       fc.property(fc.array(b64line, { minLength: 2, maxLength: 8 }), fc.nat(), text, (lines, pick, noise) => {
         const pem = ['-----BEGIN PRIVATE KEY-----', ...lines, '-----END PRIVATE KEY-----'].join('\n');
         const redactor = new Redactor();
         redactor.addServerConfig({ env: { KEY: pem } });
         const line = lines[pick % lines.length]!;
-        const tail = redactor.redact({ stderrTail: [`${noise}`, `error: bad key line ${line}`, '-----BEGIN PRIVATE KEY-----'] });
+        const tail = redactor.redact({ stderrTail: [noise, `error: bad key line ${line}`, '-----BEGIN PRIVATE KEY-----'] });
         expect(JSON.stringify(tail)).not.toContain(line);
         // Armor lines are not secret: they say what kind of thing failed.
         expect(tail.stderrTail[2]).toBe('-----BEGIN PRIVATE KEY-----');
