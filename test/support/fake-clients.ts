@@ -20,13 +20,13 @@ export interface FakeClients {
   /** This test's fake servers (a fresh set before each test). */
   readonly servers: FakeServers;
   /** A client of the base config with `overrides`, disposed after the test. */
-  client(overrides?: Partial<McpServerConfig>): McpClient;
+  readonly client: (overrides?: Partial<McpServerConfig>) => McpClient;
   /** Runs fake time on by `ms` (0: only what is due now), settling promises between timers. */
-  flush(ms?: number): Promise<void>;
+  readonly flush: (ms?: number) => Promise<void>;
   /** Runs fake time on by `ms`, then awaits `promise` (one started before: a start, a stop, a call). */
-  flushed<T>(promise: Promise<T>, ms?: number): Promise<T>;
+  readonly flushed: <T>(promise: Promise<T>, ms?: number) => Promise<T>;
   /** `start()`, with time run on until it resolves. */
-  started(client: McpClient): Promise<void>;
+  readonly started: (client: McpClient) => Promise<void>;
 }
 
 /** Registers the hooks in the calling test file; call once at its top level. */

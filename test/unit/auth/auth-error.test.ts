@@ -14,6 +14,7 @@ describe('authErrorOf', () => {
   it('reads 401 from the SDK as AUTH_REQUIRED and 403 or a refused grant as AUTH_FAILED', () => {
     expect(authErrorOf(new UnauthorizedError(), context)?.code).toBe('AUTH_REQUIRED');
     expect(authErrorOf(new StreamableHTTPError(401, 'x'), context)?.code).toBe('AUTH_REQUIRED');
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- a stand-in event on purpose: authErrorOf reads the SseError's code, never its event
     expect(authErrorOf(new SseError(401, 'x', {} as ConstructorParameters<typeof SseError>[2]), context)?.code).toBe('AUTH_REQUIRED');
     expect(authErrorOf(new StreamableHTTPError(403, 'x'), context)?.code).toBe('AUTH_FAILED');
     expect(authErrorOf(new InvalidGrantError('refresh token expired'), context)).toMatchObject({ code: 'AUTH_FAILED', details: { oauthError: 'invalid_grant' } });
@@ -28,7 +29,7 @@ describe('authErrorOf', () => {
   it('says what to do, and keeps no word of the SDK message (a body may echo a token) in its cause', () => {
     const error = authErrorOf(new StreamableHTTPError(401, 'Bearer at-SECRET echoed'), context);
     expect(error?.message).toContain('agents auth login linear');
-    expect(String((error?.cause as Error).message)).not.toContain('SECRET');
+    expect((error?.cause as Error).message).not.toContain('SECRET');
     expect(JSON.stringify(error)).not.toContain('SECRET');
   });
 });

@@ -21,6 +21,7 @@ class Grid {
   }
   write(text: string): void {
     for (let i = 0; i < text.length; ) {
+      // eslint-disable-next-line no-control-regex -- reading the terminal's escape sequences (ESC [) is what this fake screen does
       const csi = /^\u001b\[(\d*)([A-Za-z])/.exec(text.slice(i));
       if (csi) {
         const n = Number(csi[1] || '1');
@@ -117,6 +118,7 @@ describe('the live table redrawn in place', () => {
     expect(displayWidth(fitLine('服务器服务器服务器', 7))).toBeLessThanOrEqual(7);
     expect(fitLine('\u001b[1mSERVER STATE\u001b[22m', 6)).toBe('\u001b[1mSERVE…\u001b[0m');
     const row = watchTable([server('x', 'bad\u001b[2J\tthing')], plain, 0)[1]!;
+    // eslint-disable-next-line no-control-regex -- the test is that no control character reaches the row
     expect(row).not.toMatch(/[\u0000-\u001f]/);
   });
 });

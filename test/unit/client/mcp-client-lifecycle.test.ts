@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { McpClient } from '../../../src/client/mcp-client.js';
-import { isMcpActorsError, type McpActorsError } from '../../../src/errors/index.js';
 import type { ServerState } from '../../../src/server/server-states.js';
 import { useFakeClients } from '../../support/fake-clients.js';
 import { rejection } from '../../support/rejection.js';

@@ -18,6 +18,7 @@ import {
 import { type ConfigError, isConfigError } from '../../../src/errors/index.js';
 import { problemAt } from '../../support/config-problems.js';
 import { thrownBy } from '../../support/rejection.js';
+import { stringContaining } from '../../support/matchers.js';
 
 const FULL_EXAMPLE = `servers:
   github:                    # server name = the key
@@ -423,7 +424,7 @@ describe('loadAgentsFile', () => {
     const missing = join(dir, 'missing.yaml');
     await expect(loadAgentsFile(missing)).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
-      problems: [{ path: '', problem: expect.stringContaining(`${missing}: cannot be read`), hint: expect.stringContaining('check the path') }],
+      problems: [{ path: '', problem: stringContaining(`${missing}: cannot be read`), hint: stringContaining('check the path') }],
     });
   });
 });

@@ -5,6 +5,7 @@ import { jsonSyntaxError } from '../../../src/config/json-syntax.js';
 import { type ConfigError, isConfigError } from '../../../src/errors/index.js';
 import { problemAt } from '../../support/config-problems.js';
 import { thrownBy } from '../../support/rejection.js';
+import { stringContaining } from '../../support/matchers.js';
 
 const CLAUDE_DESKTOP_CONFIG = `{
   "mcpServers": {
@@ -104,7 +105,7 @@ describe('parseMcpServersJson reports mistakes with path, file:line:col and a hi
   it('reports a missing command and an unknown type', () => {
     const error = errorOf('{"mcpServers": {"a": {"args": []}, "b": {"type": "ws", "url": "http://h"}}}');
     expect(problemAt(error, 'mcpServers.a.command').problem).toContain('a server needs either command (stdio) or url');
-    expect(problemAt(error, 'mcpServers.b.type')).toMatchObject({ problem: expect.stringContaining('must be one of "stdio", "sse" or "http", got "ws"') });
+    expect(problemAt(error, 'mcpServers.b.type')).toMatchObject({ problem: stringContaining('must be one of "stdio", "sse" or "http", got "ws"') });
   });
 
   it('reports type and transport that disagree', () => {
@@ -145,14 +146,14 @@ describe('jsonSyntaxError', () => {
   it('accepts what JSON.parse accepts', () => {
     for (const text of ['{}', '[]', '"x"', '0', '-1.5e3', 'true', 'null', '{"a": [1, {"b": "\\u00e9\\n"}]}', ' \t\n{ } \n']) {
       expect(jsonSyntaxError(text), text).toBeUndefined();
-      expect(() => JSON.parse(text)).not.toThrow();
+      expect((): unknown => JSON.parse(text)).not.toThrow();
     }
   });
 
   it('finds what JSON.parse rejects', () => {
     for (const text of ['', '{', '{"a"}', '{"a": }', '[1,]', '[1 2]', '{a: 1}', "'x'", '01', '{"a": 1} x', '"\n"', '"\\x"', 'tru']) {
       expect(jsonSyntaxError(text), text).toBeDefined();
-      expect(() => JSON.parse(text), text).toThrow();
+      expect((): unknown => JSON.parse(text), text).toThrow();
     }
   });
 });

@@ -7,6 +7,7 @@ import { McpClient } from '../../../src/client/mcp-client.js';
 import { checkAgentsFile, loadAgentsFile } from '../../../src/config/agents-file.js';
 import { isConfigError } from '../../../src/errors/config-error.js';
 import { fixtureServerPath } from '../../../src/testing/fixture.js';
+import { stringMatching } from '../../support/matchers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -118,8 +119,8 @@ describe("unset ${VAR} references under unsetVariables: 'per-server' (as a runti
     expect(Object.keys(config.servers)).toEqual(['a']);
     expect(config.unsetVariables).toEqual({
       b: [
-        { variable: 'REMOTE_URL', key: 'servers.b.url', at: expect.stringMatching(/per-server\.yaml:5:\d+$/) },
-        { variable: 'TOKEN', key: 'servers.b.headers.Authorization', at: expect.stringMatching(/per-server\.yaml:6:\d+$/) },
+        { variable: 'REMOTE_URL', key: 'servers.b.url', at: stringMatching(/per-server\.yaml:5:\d+$/) },
+        { variable: 'TOKEN', key: 'servers.b.headers.Authorization', at: stringMatching(/per-server\.yaml:6:\d+$/) },
       ],
     });
   });

@@ -27,6 +27,7 @@ import {
 } from '../../../src/sandbox/checkpoint-store.js';
 import type { EntryStat } from '../../../src/sandbox/tree-manifest.js';
 import { snapshotTree } from '../../support/tree-snapshot.js';
+import { anyOf, stringContaining, stringMatching } from '../../support/matchers.js';
 
 const temps: string[] = [];
 const stores: CheckpointStore[] = [];
@@ -235,7 +236,7 @@ describe('CheckpointStore history', () => {
     const first = await store.checkpoint('first');
     const second = await store.checkpoint();
     expect(store.list()).toEqual([first, second]);
-    expect(first).toMatchObject({ id: expect.any(String), label: 'first', tree: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(first).toMatchObject({ id: anyOf(String), label: 'first', tree: stringMatching(/^[0-9a-f]{40}$/) });
     expect(second).not.toHaveProperty('label');
     expect(second.createdAt).toBeGreaterThanOrEqual(first.createdAt);
 
@@ -444,7 +445,7 @@ describe('CheckpointStore boundaries', () => {
     });
     afterEach(() => {
       for (const name of ['HOME', 'GIT_DIR', 'GIT_INDEX_FILE', 'GIT_CONFIG_GLOBAL']) {
-        if (saved[name] === undefined) delete process.env[name];
+        if (saved[name] === undefined) Reflect.deleteProperty(process.env, name);
         else process.env[name] = saved[name];
       }
     });
@@ -470,13 +471,13 @@ describe('CheckpointStore boundaries', () => {
     const store = await openStore(root);
     await store.checkpoint();
     writeFileSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe])]), 'x');
-    await expect(store.checkpoint()).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: expect.stringContaining('not valid UTF-8 (6261642dfffe in hex)') });
+    await expect(store.checkpoint()).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: stringContaining('not valid UTF-8 (6261642dfffe in hex)') });
   });
 
   it('rejects an unknown id with CHECKPOINT_NOT_FOUND and says how many checkpoints exist', async () => {
     const root = tempDir();
     const store = await openStore(root);
-    await expect(store.rollback('nope')).rejects.toMatchObject({ code: 'CHECKPOINT_NOT_FOUND', message: expect.stringContaining('0 checkpoints') });
+    await expect(store.rollback('nope')).rejects.toMatchObject({ code: 'CHECKPOINT_NOT_FOUND', message: stringContaining('0 checkpoints') });
     await store.checkpoint();
     await store.checkpoint();
     const error = await store.changesSince('ckpt-99').catch((e: unknown) => e);
@@ -497,7 +498,7 @@ describe('CheckpointStore boundaries', () => {
     const other = tempDir();
     const storeDir = join(tempDir('ckpt-store-'), 's');
     await (await openStore(root, { storeDir })).checkpoint();
-    await expect(CheckpointStore.open({ root: other, storeDir })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('holds checkpoints of') });
+    await expect(CheckpointStore.open({ root: other, storeDir })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: stringContaining('holds checkpoints of') });
     await expect(CheckpointStore.open({ root: join(root, 'missing') })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
@@ -510,7 +511,7 @@ describe('CheckpointStore boundaries', () => {
     expect(existsSync(store.storeDir)).toBe(true);
     await store.dispose();
     expect(existsSync(store.storeDir)).toBe(false);
-    await expect(store.checkpoint()).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: expect.stringContaining('disposed') });
+    await expect(store.checkpoint()).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: stringContaining('disposed') });
   });
 
   it('serializes concurrent calls', async () => {
@@ -859,7 +860,7 @@ describe('CheckpointStore with changed paths (hints)', () => {
       expect(await walkKind(once, ['README.md'])).toEqual(['partial']);
     });
     it('on the first snapshot of a store', async () => {
-      expect(await walkKind(async () => undefined, ['README.md'])).toEqual(['full']);
+      expect(await walkKind(() => Promise.resolve(), ['README.md'])).toEqual(['full']);
     });
     it('on the first snapshot after reopening a store', async () => {
       const root = tempDir();

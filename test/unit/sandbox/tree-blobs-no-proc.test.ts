@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stringContaining } from '../../support/matchers.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const { overrideFs } = await import('../../support/fs-override.js');
@@ -17,7 +18,7 @@ vi.mock('node:fs', async (importOriginal) => {
         throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
       }
       return (real.openSync as (...args: unknown[]) => number)(path, ...rest);
-    }) as typeof real.openSync,
+    }),
   }));
 });
 
@@ -33,8 +34,8 @@ describe('storeBlobs without /proc', () => {
     const root = mkdtempSync(join(tmpdir(), 'tree-blobs-no-proc-'));
     temps.push(root);
     writeFileSync(join(root, 'a.txt'), 'a\n');
-    const git = vi.fn(async () => Buffer.from(''));
-    await expect(storeBlobs(git, root, ['a.txt'], root)).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: expect.stringContaining('/proc mounted') });
+    const git = vi.fn(() => Promise.resolve(Buffer.from('')));
+    await expect(storeBlobs(git, root, ['a.txt'], root)).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: stringContaining('/proc mounted') });
     expect(git).not.toHaveBeenCalled();
   });
 });

@@ -15,7 +15,7 @@ vi.mock('node:fs', async (importOriginal) => {
     watch: ((path: fs.PathLike, ...rest: unknown[]) => {
       if (String(path).endsWith('/unwatchable')) throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${String(path)}'`), { code: 'ENOSPC' });
       return (real.watch as (...args: unknown[]) => fs.FSWatcher)(path, ...rest);
-    }) as typeof real.watch,
+    }),
   }));
 });
 

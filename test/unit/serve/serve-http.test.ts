@@ -177,7 +177,7 @@ describe('MemoryEventStore', () => {
     await store.storeEvent('b', message(2));
     await store.storeEvent('a', message(3));
     const sent: unknown[] = [];
-    expect(await store.replayEventsAfter(first, { send: async (_id, m) => void sent.push(m) })).toBe('a');
+    expect(await store.replayEventsAfter(first, { send: (_id, m) => { sent.push(m); return Promise.resolve(); } })).toBe('a');
     expect(sent).toEqual([message(1), message(3)]);
     expect(await store.getStreamIdForEventId(first)).toBe('a');
   });
@@ -189,7 +189,7 @@ describe('MemoryEventStore', () => {
     await store.storeEvent('a', message(3));
     expect(store.size).toBe(2);
     expect(await store.getStreamIdForEventId(first)).toBeUndefined();
-    await expect(store.replayEventsAfter(first, { send: async () => undefined })).rejects.toThrow('unknown or too old');
+    await expect(store.replayEventsAfter(first, { send: () => Promise.resolve() })).rejects.toThrow('unknown or too old');
   });
   const big = (id: number, size: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(size) }] } });
 
@@ -200,9 +200,9 @@ describe('MemoryEventStore', () => {
     // 40 events of 300 KB: 12 MB without the byte bound; three fit in 1 MiB.
     expect(store.retainedBytes).toBeLessThanOrEqual(1024 * 1024);
     expect(store.size).toBe(3);
-    await expect(store.replayEventsAfter(ids[0]!, { send: async () => undefined })).rejects.toThrow('unknown or too old');
+    await expect(store.replayEventsAfter(ids[0]!, { send: () => Promise.resolve() })).rejects.toThrow('unknown or too old');
     const sent: unknown[] = [];
-    await store.replayEventsAfter(ids[37]!, { send: async (_id, m) => void sent.push((m as { id: number }).id) });
+    await store.replayEventsAfter(ids[37]!, { send: (_id, m) => { sent.push((m as { id: number }).id); return Promise.resolve(); } });
     expect(sent).toEqual([38, 39]);
   });
 
@@ -211,10 +211,10 @@ describe('MemoryEventStore', () => {
     const before = await store.storeEvent('a', big(1, 10));
     const huge = await store.storeEvent('a', big(2, 200_000));
     expect(store.retainedBytes).toBe(0);
-    await expect(store.replayEventsAfter(before, { send: async () => undefined })).rejects.toThrow('unknown or too old');
+    await expect(store.replayEventsAfter(before, { send: () => Promise.resolve() })).rejects.toThrow('unknown or too old');
     await store.storeEvent('a', big(3, 10));
     const sent: unknown[] = [];
-    expect(await store.replayEventsAfter(huge, { send: async (_id, m) => void sent.push((m as { id: number }).id) })).toBe('a');
+    expect(await store.replayEventsAfter(huge, { send: (_id, m) => { sent.push((m as { id: number }).id); return Promise.resolve(); } })).toBe('a');
     expect(sent).toEqual([3]);
   });
 });

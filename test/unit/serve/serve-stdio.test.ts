@@ -10,6 +10,7 @@ import { serveOverStdio, toCallToolResult, type ServeOptions } from '../../../sr
 import type { ToolResult } from '../../../src/registry/tool-descriptor.js';
 import { ToolRegistry } from '../../../src/registry/tool-registry.js';
 import { waitUntil } from '../../support/wait.js';
+import { stringContaining } from '../../support/matchers.js';
 
 const SHIFTS = [
   { id: 's1', date: '2026-05-01', site_id: 'north' },
@@ -50,10 +51,10 @@ const roster = defineServer({
       description: 'Counts the shifts at a site; "boom" throws and "bad" breaks the output schema.',
       input: { type: 'object', properties: { site_id: { type: 'string' } } },
       output: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
-      call: async ({ site_id }: { site_id?: string }) => {
-        if (site_id === 'boom') throw new Error('the roster database is down');
-        if (site_id === 'bad') return { count: 'many' };
-        return { count: SHIFTS.filter((s) => site_id === undefined || s.site_id === site_id).length };
+      call: ({ site_id }: { site_id?: string }): Promise<{ count: string } | { count: number }> => {
+        if (site_id === 'boom') return Promise.reject(new Error('the roster database is down'));
+        if (site_id === 'bad') return Promise.resolve({ count: 'many' });
+        return Promise.resolve({ count: SHIFTS.filter((s) => site_id === undefined || s.site_id === site_id).length });
       },
     }),
     defineTool({
@@ -180,7 +181,7 @@ describe('serveOverStdio (over an in-memory transport)', () => {
       const [, serverTransport] = InMemoryTransport.createLinkedPair();
       await expect(serveOverStdio(roster, { transport: serverTransport, announce: false })).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',
-        message: expect.stringContaining('set MCP_ACTORS_TENANT'),
+        message: stringContaining('set MCP_ACTORS_TENANT'),
       });
       process.env.MCP_ACTORS_TENANT = 'initech';
       const client = await connected(roster, { tenant: undefined });

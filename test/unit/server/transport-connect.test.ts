@@ -5,11 +5,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../../src/client/mcp-client.js';
 import { connectOverTransport, faultyTransport, waitForServerState } from '../../../src/testing/index.js';
+import { anyOf } from '../../support/matchers.js';
 
 function serverPair(made: { server: McpServer }[]): () => Promise<Transport> {
   return async () => {
     const server = new McpServer({ name: 'memory', version: '1.0.0' });
-    server.registerTool('echo', { inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'hi' }] }));
+    server.registerTool('echo', { inputSchema: {} }, () => Promise.resolve({ content: [{ type: 'text', text: 'hi' }] }));
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     made.push({ server });
@@ -37,12 +38,14 @@ describe('connectOverTransport', () => {
     // A transport that swallows every message: the initialize request is never answered.
     let closes = 0;
     const silent: Transport = {
-      start: async () => undefined,
-      send: async () => undefined,
-      close: async () => {
-        closes += 1;
-        silent.onclose?.();
-      },
+      start: () => Promise.resolve(),
+      send: () => Promise.resolve(),
+      close: () =>
+        new Promise<void>((resolve) => {
+          closes += 1;
+          silent.onclose?.();
+          resolve();
+        }),
     };
     const client = new McpClient(
       { name: 'silent', command: 'in-process', startTimeoutMs: 60_000 },
@@ -51,7 +54,7 @@ describe('connectOverTransport', () => {
     const starting = client.start().catch((error: unknown) => error);
     await waitForServerState(client, 'STARTING', 5_000);
     await client.stop();
-    expect(await starting).toMatchObject({ code: expect.any(String) });
+    expect(await starting).toMatchObject({ code: anyOf(String) });
     expect(closes).toBe(1);
     expect(client.status().state).toBe('STOPPED');
     await client.dispose();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/codes.js';
-import { McpActorsError } from '../../../src/errors/mcp-actors-error.js';
+import { McpActorsError, isMcpActorsError } from '../../../src/errors/mcp-actors-error.js';
 import { useFakeClients } from '../../support/fake-clients.js';
 import { rejection } from '../../support/rejection.js';
 
@@ -70,7 +70,7 @@ describe('the restart rule', () => {
     for (let i = 0; i < 4; i++) {
       const answer = c.callTool('echo', { message: `m${i}` }).then(
         () => 'ok',
-        (error: McpActorsError) => error.code,
+        (error: unknown) => (isMcpActorsError(error) ? error.code : String(error)),
       );
       await flush();
       outcomes.push(await answer);

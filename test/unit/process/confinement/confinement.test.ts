@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { confineCommand, type ConfinementPlan } from '../../../../src/process/confinement/bwrap-command.js';
@@ -109,7 +110,6 @@ describe('what stays readable under the host temp dir', () => {
   it('is the whole package around a script there (its node_modules and build), not only the script folder', async () => {
     const { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const { planConfinement } = await import('../../../../src/process/confinement/confinement-plan.js');
     const pkg = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-clone-')));
     const sandboxRoot = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-sbx-')));
@@ -138,7 +138,6 @@ describe('what stays readable under the host temp dir', () => {
   it('hides a denied path under the host temp dir only where the box shows it (else bubblewrap cannot mount over it)', async () => {
     const { mkdirSync, mkdtempSync, realpathSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const { planConfinement } = await import('../../../../src/process/confinement/confinement-plan.js');
     const sandboxRoot = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-sbx-')));
     const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-elsewhere-')));

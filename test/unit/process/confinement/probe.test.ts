@@ -6,10 +6,10 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeConfinement, resetConfinementProbes } from '../../../../src/process/confinement/probe.js';
 import { outsideTempDir } from '../../../support/outside-temp.js';
+import { stringContaining } from '../../../support/matchers.js';
 
 const FAKES = outsideTempDir();
 const temps: string[] = [];
@@ -43,7 +43,7 @@ describe('probeConfinement (Linux)', () => {
   it('tries a killed probe again (three runs), says the answer is transient, and asks again next time', () => {
     const fake = fakeBwrap('kill -9 $$');
     const first = probeConfinement(fake.path);
-    expect(first).toMatchObject({ available: false, transient: true, reason: expect.stringContaining('killed by SIGKILL') });
+    expect(first).toMatchObject({ available: false, transient: true, reason: stringContaining('killed by SIGKILL') });
     expect(fake.runs()).toBe(3);
     probeConfinement(fake.path);
     expect(fake.runs()).toBe(6);
@@ -68,7 +68,7 @@ describe('probeConfinement (Linux)', () => {
     for (const dir of [inTemp, inModules, 'tools']) {
       const probe = probeConfinement(`${dir}:/nonexistent`);
       // The planted script would "pass" the probe (exit 0): found, it would be the confiner.
-      expect(probe).toMatchObject({ available: false, reason: expect.stringContaining('not on the PATH') });
+      expect(probe).toMatchObject({ available: false, reason: stringContaining('not on the PATH') });
     }
   });
 });
