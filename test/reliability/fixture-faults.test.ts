@@ -18,7 +18,7 @@ interface Case extends FaultCase {
 const cases: Case[] = [];
 
 function fixture(options: FixtureOptions & { viaShell?: boolean }, extra: Partial<McpServerConfig> = {}): Case {
-  const client = new McpClient(fixtureServerConfig({ name: 'matrix', ...options, extra: { ...FAST, ...extra } }) as McpServerConfig);
+  const client = new McpClient(fixtureServerConfig({ name: 'matrix', ...options, extra: { ...FAST, ...extra } }));
   const pids = new Set<number>();
   client.state$.subscribe(() => {
     const pid = client.status().pid;

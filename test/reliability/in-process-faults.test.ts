@@ -173,7 +173,7 @@ describe('the in-process fixture fault matrix', () => {
     expect(c.fixture.running).toBe(1);
     await c.fixture.dispose();
     expect(c.fixture.running).toBe(0);
-    record(id('ignore-sigterm'), `STOPPED after the ${300} ms budget (the transport abandoned)`, ms);
+    record(id('ignore-sigterm'), 'STOPPED after the 300 ms budget (the transport abandoned)', ms);
   });
 
   it('fork-grandchild: stop() closes the transport, and the server\'s timer ends with it', async () => {

@@ -13,7 +13,7 @@ const FAST: Partial<McpServerConfig> = { backoff: { initialMs: 20, maxMs: 200, f
 const clients: McpClient[] = [];
 
 function client(options: FixtureOptions, extra: Partial<McpServerConfig>): McpClient {
-  const made = new McpClient(fixtureServerConfig({ name: 'last-exit', stderrLines: 2, ...options, extra: { ...FAST, ...extra } }) as McpServerConfig);
+  const made = new McpClient(fixtureServerConfig({ name: 'last-exit', stderrLines: 2, ...options, extra: { ...FAST, ...extra } }));
   clients.push(made);
   return made;
 }

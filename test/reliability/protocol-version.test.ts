@@ -6,13 +6,13 @@
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InitializeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient } from '../../src/client/mcp-client.js';
 import { fixtureServerConfig } from '../../src/testing/fixture.js';
+import { lowLevelServer } from '../support/low-level-server.js';
 import { rejection } from '../support/rejection.js';
 
 const clients: McpClient[] = [];
@@ -27,7 +27,7 @@ async function oldHttpServer(version: string): Promise<{ url: string; initialize
   let initializes = 0;
   const http = createServer((req, res) => {
     // Stateless: a server and a transport per request, as the SDK's stateless example does.
-    const server = new Server({ name: 'old-http', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const server = lowLevelServer({ name: 'old-http', version: '1.0.0' }, { tools: {} });
     server.setRequestHandler(InitializeRequestSchema, () => {
       initializes += 1;
       return { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'old-http', version: '1.0.0' } };

@@ -71,9 +71,9 @@ describe('the reaper', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise((resolve) => host.once('exit', resolve));
-    const line = await new Promise<string>((resolve) => createInterface({ input: host.stdout! }).once('line', resolve));
+    const line = await new Promise<string>((resolve) => createInterface({ input: host.stdout }).once('line', resolve));
     const { reaper } = JSON.parse(line) as { reaper: number };
-    const git = descendantsOf(host.pid!).filter((pid) => pid !== reaper);
+    const git = descendantsOf(host.pid).filter((pid) => pid !== reaper);
     expect(git).toHaveLength(1);
     expect(isProcessAlive(reaper)).toBe(true);
     host.kill('SIGKILL');

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { ErrorCode } from '../../src/errors/codes.js';
 import { inProcessFixture, type InProcessFixture } from '../../src/testing/index.js';
+import { stringContaining } from '../support/matchers.js';
 
 let runtime: Runtime | undefined;
 let fixture: InProcessFixture | undefined;
@@ -56,7 +57,7 @@ describe('createRuntime over the in-process fixture (serverActors)', () => {
     fixture = inProcessFixture();
     await expect(createRuntime({ config: configWith('/nonexistent/never-run'), serverActors: { flakey: fixture.actors } })).rejects.toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
-      message: expect.stringContaining('"flakey", which is not a server of the configuration'),
+      message: stringContaining('"flakey", which is not a server of the configuration'),
     });
   });
 });

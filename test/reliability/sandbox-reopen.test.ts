@@ -28,7 +28,7 @@ describe('a sandbox a crashed host left', () => {
     const id = `reopen-${process.pid}-${Date.now()}`;
     const child = spawn(process.execPath, [host, project, id], { cwd: repoRoot, env: { ...process.env }, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
     const crashed = JSON.parse(line) as { root: string; checkpoint: string };
     expect(readFileSync(join(crashed.root, 'notes.txt'), 'utf8')).toContain('changed by the agent');
     child.kill('SIGKILL');

@@ -30,8 +30,8 @@ const CALLS = 30;
 function faultyStdio(plan: FaultPlan, resolved: ResolvedServerConfig, fallback: McpServerConfig): { inner: StdioProcessTransport; transport: FaultyTransport } {
   const inner = new StdioProcessTransport({
     command: resolved.command ?? fallback.command!,
-    args: resolved.args ?? fallback.args ?? [],
-    env: serverEnvironment(resolved.env ?? {}),
+    args: resolved.args,
+    env: serverEnvironment(resolved.env),
     shutdownTimeoutMs: resolved.shutdownTimeoutMs,
     maxMessageBytes: resolved.maxMessageBytes,
     stderrLines: resolved.stderrLines,
@@ -53,7 +53,7 @@ async function run(plan: FaultPlan): Promise<{ outcomes: string[][]; pid: number
     outcomes.map((slot, i) =>
       client.callTool({ name: 'echo', arguments: { message: `m${i}` } }, undefined, { timeout: 1_500 }).then(
         (result) => slot.push((result.content as { text: string }[])[0]?.text === `m${i}` ? 'ok' : `wrong answer ${JSON.stringify(result)}`),
-        (error: { code?: unknown }) => slot.push(`error ${String(error.code)}`),
+        (error: unknown) => slot.push(`error ${String(error instanceof Object && 'code' in error ? error.code : undefined)}`),
       ),
     ),
   );
@@ -155,7 +155,7 @@ function supervised(plan: FaultPlan, extra: Partial<McpServerConfig> = {}): Supe
   let actorError: unknown;
   client.actor.subscribe({
     next: (snapshot) => {
-      const state = String(publicStateOf(snapshot));
+      const state = publicStateOf(snapshot);
       if (states[states.length - 1] !== state) states.push(state);
     },
     error: (error) => {

@@ -34,16 +34,17 @@ export async function recovered(c: FaultCase, since: number): Promise<number> {
 /** Resolves when `state$` shows `state` (at once if it is the state now). */
 export function reaches(client: McpClient, state: ServerState): Promise<void> {
   return new Promise<void>((resolve) => {
-    let reached = false;
+    // An object, not a `let`: the callback below may set it before `subscribe` returns.
+    const seen = { reached: false };
     let subscription: { unsubscribe(): void } | undefined = undefined;
     subscription = client.state$.subscribe((s) => {
-      if (reached || s !== state) return;
-      reached = true;
+      if (seen.reached || s !== state) return;
+      seen.reached = true;
       subscription?.unsubscribe();
       resolve();
     });
     // A state$ that replays the current state calls back before `subscription` is set.
-    if (reached) subscription.unsubscribe();
+    if (seen.reached) subscription.unsubscribe();
   });
 }
 

@@ -30,7 +30,7 @@ export function runHost(command: string, args: readonly string[], timeoutMs = 60
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ lines, code, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stderr });
+      resolve({ lines, code, signal: error?.signal ?? null, stderr });
     });
   });
 }
