@@ -58,7 +58,10 @@ export interface AgentsRun {
 export function runAgents(args: readonly string[], options: { cwd: string; timeoutMs: number; input?: string; env?: Record<string, string> }): Promise<AgentsRun> {
   return new Promise((resolve, reject) => {
     const child = execFile(process.execPath, [agentsBin, ...args], { cwd: options.cwd, timeout: options.timeoutMs, env: { ...process.env, ...options.env } }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(new Error(`agents ${args.join(' ')}: ${error.message}\n${stderr}`));
+      if (error && typeof error.code !== 'number') {
+        reject(new Error(`agents ${args.join(' ')}: ${error.message}\n${stderr}`));
+        return;
+      }
       resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
     });
     if (options.input !== undefined) child.stdin?.end(options.input);

@@ -4,7 +4,6 @@
  * not. Each start attempt follows the next scripted behaviour; `crash()` ends the live connection
  * as a dying process would.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fromCallback } from 'xstate';
@@ -14,6 +13,7 @@ import { ErrorCode } from '../../src/errors/codes.js';
 import { McpActorsError } from '../../src/errors/mcp-actors-error.js';
 import type { ConnectInput } from '../../src/server/server-io.js';
 import type { ServerEvent } from '../../src/server/server-machine.js';
+import { lowLevelServer, type LowLevelServer } from './low-level-server.js';
 
 /** What the next start attempt does: succeed, fail the handshake, never answer, or fail to spawn. */
 export type StartBehaviour = 'ok' | 'fail' | 'hang' | 'spawn-fail';
@@ -98,9 +98,10 @@ export class FakeServers {
       };
     }
     const server = this.createServer();
-    void (async () => {
+    // A named function, not an IIFE: `active` may turn false while it awaits.
+    const connect = async () => {
       await server.connect(serverSide);
-      let connection: ClientConnection | undefined;
+      let connection: ClientConnection | undefined = undefined;
       clientSide.onclose = () => {
         connection?.markEnded({ normal: false, error: new McpActorsError(ErrorCode.SERVER_CRASHED, 'fake connection closed') });
       };
@@ -109,15 +110,16 @@ export class FakeServers {
       handedOver = true;
       this.current = { connection, serverSide };
       sendBack({ type: 'server.connected', connection });
-    })();
+    };
+    void connect();
     return () => {
       active = false;
       if (!handedOver) void handle.close();
     };
   });
 
-  private createServer(): Server {
-    const server = new Server({ name: 'fake', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  private createServer(): LowLevelServer {
+    const server = lowLevelServer({ name: 'fake', version: '1.0.0' }, { tools: { listChanged: true } });
     if (this.pingHang) server.setRequestHandler(PingRequestSchema, () => new Promise<never>(() => undefined));
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       if (this.listDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.listDelayMs));

@@ -44,17 +44,17 @@ export function scriptedSteps(script: Script, steps: string[]): ToolCallSteps {
         }),
       );
     },
-    rewriteArgs: async (_input, args) => {
+    rewriteArgs: (_input, args) => {
       step('rewrite');
-      if (script.rewrite === 'path-error') throw new McpActorsError(ErrorCode.SANDBOX_PATH, 'path "../x" leaves the sandbox');
+      if (script.rewrite === 'path-error') return Promise.reject(new McpActorsError(ErrorCode.SANDBOX_PATH, 'path "../x" leaves the sandbox'));
       // A sandbox path that breaks the schema's pattern: caught by the one validation, after rewriting.
-      if (script.rewrite === 'invalid') return { ...args, path: 42 };
-      return { ...args, rewritten: true };
+      if (script.rewrite === 'invalid') return Promise.resolve({ ...args, path: 42 });
+      return Promise.resolve({ ...args, rewritten: true });
     },
-    checkpoint: async () => {
+    checkpoint: () => {
       step('checkpoint');
-      if (script.checkpoint === 'throw') throw new Error('disk full');
-      return 'cp-1';
+      if (script.checkpoint === 'throw') return Promise.reject(new Error('disk full'));
+      return Promise.resolve('cp-1');
     },
     invoke: async (_input, _args, signal) => {
       step('invoke');
@@ -69,26 +69,26 @@ export function scriptedSteps(script: Script, steps: string[]): ToolCallSteps {
       }
       return okResult();
     },
-    rewriteResult: async (_input, result) => {
+    rewriteResult: (_input, result) => {
       step('rewrite-result');
-      if (script.rewriteResult === 'throw') throw new Error('bad result');
-      return result;
+      if (script.rewriteResult === 'throw') return Promise.reject(new Error('bad result'));
+      return Promise.resolve(result);
     },
-    commit: async () => {
+    commit: () => {
       step('commit');
-      if (script.commit === 'throw') throw new Error('commit failed');
+      if (script.commit === 'throw') return Promise.reject(new Error('commit failed'));
       if (script.commit === 'violation') {
-        return { ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool wrote src/x'), changes: [{ path: 'src/x', kind: 'added' }] };
+        return Promise.resolve({ ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool wrote src/x'), changes: [{ path: 'src/x', kind: 'added' }] });
       }
-      return { ok: true, changes: [{ path: 'src/main.py', kind: 'modified', before: 'a', after: 'b' }] };
+      return Promise.resolve({ ok: true, changes: [{ path: 'src/main.py', kind: 'modified', before: 'a', after: 'b' }] });
     },
-    rollback: async (_input, checkpointId) => {
+    rollback: (_input, checkpointId) => {
       step(`rollback:${checkpointId ?? 'baseline'}`);
-      if (script.rollback === 'throw') throw new Error('rollback failed');
+      if (script.rollback === 'throw') return Promise.reject(new Error('rollback failed'));
       if (script.rollback === 'violation') {
-        return { restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool changed the sandbox') };
+        return Promise.resolve({ restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool changed the sandbox') });
       }
-      return { restored: checkpointId !== undefined || script.commit === 'violation', violation: undefined };
+      return Promise.resolve({ restored: checkpointId !== undefined || script.commit === 'violation', violation: undefined });
     },
   };
 }

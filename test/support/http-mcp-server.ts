@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { lowLevelServer, type LowLevelServer } from './low-level-server.js';
 
 export interface HttpMcpServerOptions {
   readonly kind?: 'streamable-http' | 'sse';
@@ -36,8 +36,8 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-export function mcpServer(): Server {
-  const server = new Server({ name: 'http-test-server', version: '1.0.0' }, { capabilities: { tools: {} } });
+export function mcpServer(): LowLevelServer {
+  const server = lowLevelServer({ name: 'http-test-server', version: '1.0.0' }, { tools: {} });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       { name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
@@ -47,7 +47,10 @@ export function mcpServer(): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
-    if (name === 'echo') return { content: [{ type: 'text', text: `echo: ${String(args?.message ?? '')}` }] };
+    if (name === 'echo') {
+      const message = args?.message ?? '';
+      return { content: [{ type: 'text', text: `echo: ${typeof message === 'string' ? message : JSON.stringify(message)}` }] };
+    }
     if (name === 'ask') {
       const answer = await server.elicitInput(
         {
@@ -142,6 +145,7 @@ export async function startHttpMcpServer(options: HttpMcpServerOptions = {}): Pr
   const kind = options.kind ?? 'streamable-http';
   const requests: RequestLog[] = [];
   const streamable = streamableHandler();
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the older HTTP+SSE on purpose: what the client's `sse` transport is tested against
   const sseSessions = new Map<string, SSEServerTransport>();
   let sseInitializes = 0;
   const http = createServer((request, response) => {
@@ -153,6 +157,7 @@ export async function startHttpMcpServer(options: HttpMcpServerOptions = {}): Pr
       if (kind === 'sse') {
         if (request.method === 'GET' && url.pathname === '/sse') {
           sseInitializes += 1;
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- the older HTTP+SSE on purpose (see sseSessions)
           const transport = new SSEServerTransport('/messages', response);
           sseSessions.set(transport.sessionId, transport);
           transport.onclose = () => sseSessions.delete(transport.sessionId);

@@ -51,7 +51,7 @@ export class TestAuthProvider implements OAuthServerProvider {
     };
   }
 
-  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
+  authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     this.counts.authorizations += 1;
     const code = randomBytes(12).toString('hex');
     this.codes.set(code, { clientId: client.client_id, params });
@@ -59,37 +59,38 @@ export class TestAuthProvider implements OAuthServerProvider {
     target.searchParams.set('code', code);
     if (params.state) target.searchParams.set('state', params.state);
     res.redirect(target.href);
+    return Promise.resolve();
   }
 
-  async challengeForAuthorizationCode(_client: OAuthClientInformationFull, code: string): Promise<string> {
+  challengeForAuthorizationCode(_client: OAuthClientInformationFull, code: string): Promise<string> {
     const entry = this.codes.get(code);
-    if (!entry) throw new Error('unknown code');
-    return entry.params.codeChallenge;
+    if (!entry) return Promise.reject(new Error('unknown code'));
+    return Promise.resolve(entry.params.codeChallenge);
   }
 
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<OAuthTokens> {
+  exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<OAuthTokens> {
     const entry = this.codes.get(code);
-    if (!entry || entry.clientId !== client.client_id) throw new Error('bad code');
+    if (!entry || entry.clientId !== client.client_id) return Promise.reject(new Error('bad code'));
     this.codes.delete(code);
     this.counts.codeGrants += 1;
-    return this.issue(client.client_id, entry.params.scopes ?? []);
+    return Promise.resolve(this.issue(client.client_id, entry.params.scopes ?? []));
   }
 
-  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
+  exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
     const entry = this.refreshTokens.get(refreshToken);
-    if (!entry || entry.clientId !== client.client_id) throw new Error('bad refresh token');
+    if (!entry || entry.clientId !== client.client_id) return Promise.reject(new Error('bad refresh token'));
     this.refreshTokens.delete(refreshToken);
     this.counts.refreshGrants += 1;
-    return this.issue(client.client_id, entry.scopes);
+    return Promise.resolve(this.issue(client.client_id, entry.scopes));
   }
 
-  async verifyAccessToken(token: string): Promise<AuthInfo> {
+  verifyAccessToken(token: string): Promise<AuthInfo> {
     const info = this.tokens.get(token);
     if (!info) {
       this.counts.rejectedTokens += 1;
-      throw new InvalidTokenError('unknown token');
+      return Promise.reject(new InvalidTokenError('unknown token'));
     }
-    return info;
+    return Promise.resolve(info);
   }
 
   private issue(clientId: string, scopes: string[]): OAuthTokens {

@@ -10,10 +10,10 @@ import express from 'express';
 import type { Request, Response } from 'express';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { closeHttp, listen } from './http-mcp-server.js';
+import { lowLevelServer, type LowLevelServer } from './low-level-server.js';
 import { TestAuthProvider } from './oauth-mcp-server.js';
 
 export interface TokenEchoServer {
@@ -25,8 +25,8 @@ export interface TokenEchoServer {
   close(): Promise<void>;
 }
 
-function echoingServer(echoed: string[]): Server {
-  const server = new Server({ name: 'token-echo', version: '1.0.0' }, { capabilities: { tools: {} } });
+function echoingServer(echoed: string[]): LowLevelServer {
+  const server = lowLevelServer({ name: 'token-echo', version: '1.0.0' }, { tools: {} });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'whoami', inputSchema: { type: 'object', properties: {} } }] }));
   server.setRequestHandler(CallToolRequestSchema, (_request, extra): CallToolResult => {
     const token = extra.authInfo?.token ?? '';
