@@ -8,6 +8,10 @@ import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import type { ServerConnection } from '../server/server-io.js';
 
+// The SDK's codes as the numbers an McpError carries (its `code` is a plain number).
+const REQUEST_TIMEOUT: number = McpErrorCode.RequestTimeout;
+const CONNECTION_CLOSED: number = McpErrorCode.ConnectionClosed;
+
 export interface RequestContext {
   readonly server: string;
   /** What was asked, for messages: `call "echo"`, `tools/list`. */
@@ -43,7 +47,7 @@ export function classifyRequestError(error: unknown, context: RequestContext): M
       { cause: ended?.error ?? error, details },
     );
   }
-  if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
+  if (error instanceof McpError && error.code === REQUEST_TIMEOUT) {
     return new McpActorsError(
       ErrorCode.REQUEST_TIMEOUT,
       `${what} on server "${server}" got no answer within ${timeoutMs} ms; MCP cancellation was sent. Raise timeoutMs (or callTimeoutMs) if the tool is slow`,
@@ -76,5 +80,5 @@ export function wireMessageOf(error: McpError): string {
 }
 
 function isConnectionClosed(error: unknown): boolean {
-  return error instanceof McpError && error.code === McpErrorCode.ConnectionClosed;
+  return error instanceof McpError && error.code === CONNECTION_CLOSED;
 }

@@ -196,8 +196,8 @@ export class McpClient implements AsyncDisposable {
     const input: ServerMachineInput = { config: shown, ...(options.clock ? { clock: options.clock } : {}) };
     const id = options.id ?? systemId;
     // Hosted, the actor is spawned (and started) by its host; otherwise it is a root of its own.
-    const root = options.host ? undefined : createActor(machine, { input, id, systemId, ...(options.inspect ? { inspect: options.inspect } : {}) });
-    this.serverActor = root ?? options.host!.spawn(machine, { id, systemId, input });
+    const host = options.host;
+    this.serverActor = host ? host.spawn(machine, { id, systemId, input }) : createActor(machine, { input, id, systemId, ...(options.inspect ? { inspect: options.inspect } : {}) });
     this.states = new BehaviorSubject<ServerState>('STOPPED');
     this.state$ = this.states.pipe(distinctUntilChanged());
     this.toolsChanged$ = this.toolsChanged.asObservable();
@@ -206,7 +206,7 @@ export class McpClient implements AsyncDisposable {
       // The machine has no failing paths by design; should one appear, report it, never crash the host.
       error: (error: unknown) => this.states.error(error),
     });
-    root?.start();
+    if (!host) this.serverActor.start();
   }
 
   /** The current public state: STOPPED, STARTING, RUNNING, STOPPING or ERROR. */
@@ -329,10 +329,12 @@ export class McpClient implements AsyncDisposable {
         details: { server: this.name, name },
       });
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    // A JavaScript caller can pass anything.
+    const givenArgs: unknown = args;
+    if (typeof givenArgs !== 'object' || givenArgs === null || Array.isArray(givenArgs)) {
       throw new McpActorsError(
         ErrorCode.INVALID_ARGUMENT,
-        `callTool("${name}", args) needs args as a plain object of named arguments, got ${Array.isArray(args) ? 'an array' : String(args)}`,
+        `callTool("${name}", args) needs args as a plain object of named arguments, got ${Array.isArray(givenArgs) ? 'an array' : String(givenArgs)}`,
         { details: { server: this.name, name } },
       );
     }
@@ -352,7 +354,7 @@ export class McpClient implements AsyncDisposable {
     const activity = this.callBegan(connection, context);
     const traced = startMcpRequest({ ...this.requestFacts(connection), method: 'tools/call', target: name, meta: options.meta });
     try {
-      const answer = (await connection.client.callTool(traced.meta ? { name, arguments: args, _meta: traced.meta as Record<string, unknown> } : { name, arguments: args }, undefined, {
+      const answer = (await connection.client.callTool(traced.meta ? { name, arguments: args, _meta: traced.meta } : { name, arguments: args }, undefined, {
         // The SDK's own timer (it owns the request's timeout and cancel); setTimeout would fire at once past its range.
         timeout: Math.min(MAX_TIMER_MS, Math.max(1, deadline - Date.now())),
         ...(signal ? { signal } : {}),

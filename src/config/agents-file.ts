@@ -9,7 +9,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { type ConfigProblem, ConfigError, messageOf } from '../errors/index.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
 import { toolPatternMatches } from '../registry/tool-filter.js';
-import { AGENTS_FILE_SECTIONS, type ActorConfig, type AgentsConfig, type CapabilityOverrides, type SkillConfig, type SkillServerRef, agentsFileSchema, capabilityOverridesSchema } from './agents-file-schema.js';
+import { AGENTS_FILE_SECTIONS, type AgentsConfig, type CapabilityOverrides, type SkillServerRef, agentsFileSchema, capabilityOverridesSchema } from './agents-file-schema.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { fromApiKeys, isRecord, toApiKeys } from './file-keys.js';
 import { problemsFromAjv, show } from './problem-text.js';
@@ -166,10 +166,13 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
 function unsetByServer(deferred: readonly FoundProblem[], source: Source | undefined): Record<string, UnsetVariable[]> {
   const byServer: Record<string, UnsetVariable[]> = {};
   for (const problem of deferred) {
-    const server = serverOfUnset(problem)!;
+    const server = serverOfUnset(problem);
+    const variable = problem.unset;
+    // Deferred problems are the ones with a server and a variable (see the filter above).
+    if (server === undefined || variable === undefined) continue;
     const key = renderKeyPath(problem.path);
     const at = source === undefined ? undefined : placeProblems([problem], source).locations[0];
-    (byServer[server] ??= []).push({ variable: problem.unset!, key, ...(at ? { at: `${at.file}:${at.line}:${at.col}` } : {}) });
+    (byServer[server] ??= []).push({ variable, key, ...(at ? { at: `${at.file}:${at.line}:${at.col}` } : {}) });
   }
   return byServer;
 }

@@ -45,20 +45,29 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
     space();
     const char = text[at];
     if (char === undefined) end('the file: a value is missing');
-    if (char === '{') return members('}', () => {
-      if (text[at] === "'") fail('a key in single quotes', 'JSON keys use double quotes: "key"');
-      if (text[at] !== '"') {
-        const bare = /[A-Za-z_$]/.test(text[at] ?? '');
-        fail('a key without double quotes', bare ? 'write the key in double quotes: "key": value' : 'a key in double quotes was expected');
-      }
+    if (char === '{') {
+      members('}', () => {
+        if (text[at] === "'") fail('a key in single quotes', 'JSON keys use double quotes: "key"');
+        if (text[at] !== '"') {
+          const bare = /[A-Za-z_$]/.test(text[at] ?? '');
+          fail('a key without double quotes', bare ? 'write the key in double quotes: "key": value' : 'a key in double quotes was expected');
+        }
+        string();
+        space();
+        if (text[at] !== ':') fail('a missing ":" after a key', 'write "key": value');
+        at++;
+        value();
+      });
+      return;
+    }
+    if (char === '[') {
+      members(']', value);
+      return;
+    }
+    if (char === '"') {
       string();
-      space();
-      if (text[at] !== ':') fail('a missing ":" after a key', 'write "key": value');
-      at++;
-      value();
-    });
-    if (char === '[') return members(']', value);
-    if (char === '"') return string();
+      return;
+    }
     if (char === "'") fail('a string in single quotes', 'JSON strings use double quotes');
     const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at, at + 400));
     if (!literal) {

@@ -110,7 +110,7 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
     // One type error of every branch's type, read as the first branch's.
     const types = all.filter((other) => oneOfOf(typed(other) ?? '') === oneOf);
     const [first = error] = types;
-    return showing(translate({ ...first, params: { type: types.map((other) => other.params.type) } }, path, key, style), error.data) ?? [];
+    return showing(translate({ ...first, params: { type: types.map((other): unknown => other.params.type) } }, path, key, style), error.data) ?? [];
   });
 }
 
@@ -139,7 +139,7 @@ function parsePointer(pointer: string, data: unknown): PathSegment[] {
 }
 
 function translate(error: ErrorObject, path: PathSegment[], key: Key, style: KeyStyle): FoundProblem | undefined {
-  const value = error.data as unknown;
+  const value: unknown = error.data;
   const schema = (error.parentSchema ?? {}) as SchemaNode;
   const params = error.params as Record<string, unknown>;
   const example = examples(schema)[0];
@@ -227,6 +227,8 @@ function parseDuration(text: string): number | undefined {
 function typeHint(last: string, types: unknown, value: unknown, schema: SchemaNode, key: Key): string | undefined {
   const expected = String([types].flat()[0]);
   const text = typeof value === 'string' ? value.trim() : undefined;
+  /** The value as a word, for a boolean written another way (`yes`, `"on"`, `1`). */
+  const word = String(value).trim().toLowerCase();
   if (value === null) return schema.default === undefined ? 'leave the key out, or give it a value' : `leave the key out to use the default, ${JSON.stringify(schema.default)}`;
   if ((expected === 'number' || expected === 'integer') && typeof value !== 'boolean') {
     if (typeof value === 'number') return `write ${Math.round(value)}`;
@@ -234,11 +236,10 @@ function typeHint(last: string, types: unknown, value: unknown, schema: SchemaNo
     const ms = text !== undefined && last.endsWith('_ms') ? parseDuration(text) : undefined;
     if (ms !== undefined) return `write ${ms} (milliseconds, a number without quotes or unit)`;
   }
-  const word = String(value).trim().toLowerCase();
   if (expected === 'boolean' && ['true', 'yes', 'on', 'y', '1'].includes(word)) return 'write true without quotes';
   if (expected === 'boolean' && ['false', 'no', 'off', 'n', '0'].includes(word)) return 'write false without quotes';
   if (expected === 'string' && Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string') && last === 'command') {
-    const [program, ...rest] = value as string[];
+    const [program, ...rest] = value;
     return `put the program in ${key('command')} and the rest in ${key('args')}: command: ${JSON.stringify(program)}, args: ${JSON.stringify(rest)}`;
   }
   if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return `write "${String(value)}" in quotes`;

@@ -29,8 +29,7 @@ export function isSecretKey(key: PathSegment): boolean {
 
 /** How many segments of `path` lead to the first secret value in it; undefined when none does. */
 export function secretDepth(path: readonly PathSegment[]): number | undefined {
-  for (let i = 0; i < path.length; i += 1) {
-    const segment = path[i]!;
+  for (const [i, segment] of path.entries()) {
     if (typeof segment === 'string' && SECRET_MAPS.has(segment) && i + 1 < path.length) return i + 2;
     if (isSecretKey(segment) && i > 0) return i + 1;
   }

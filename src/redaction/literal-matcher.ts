@@ -37,7 +37,10 @@ function folds(): Uint16Array {
 
 function foldText(text: string, table: Uint16Array): string {
   let out = '';
-  for (let i = 0; i < text.length; i += 1) out += String.fromCharCode(table[text.charCodeAt(i)]!);
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    out += String.fromCharCode(table[unit] ?? unit);
+  }
   return out;
 }
 
@@ -78,8 +81,11 @@ export class LiteralMatcher {
       if (seen.has(key)) return;
       seen.add(key);
       let hash = 0;
-      for (let i = 0; i < WINDOW; i += 1) hash = roll(hash, this.#fold[text.charCodeAt(i)]!, this.#shift, this.#mask);
-      this.#bitmap[hash >>> 5]! |= 1 << (hash & 31);
+      for (let i = 0; i < WINDOW; i += 1) {
+        const unit = text.charCodeAt(i);
+        hash = roll(hash, this.#fold[unit] ?? unit, this.#shift, this.#mask);
+      }
+      this.#bitmap[hash >>> 5] = (this.#bitmap[hash >>> 5] ?? 0) | (1 << (hash & 31));
       const list = this.#candidates.get(hash) ?? [];
       list.push({ text: stored, folded });
       this.#candidates.set(hash, list);
@@ -119,8 +125,9 @@ export class LiteralMatcher {
     const length = text.length;
     let hash = 0;
     for (let i = from; i < length; i += 1) {
-      hash = ((hash << shift) ^ fold[text.charCodeAt(i)]!) & mask;
-      if ((bitmap[hash >>> 5]! & (1 << (hash & 31))) !== 0 && i - from >= WINDOW - 1) {
+      const unit = text.charCodeAt(i);
+      hash = ((hash << shift) ^ (fold[unit] ?? unit)) & mask;
+      if (((bitmap[hash >>> 5] ?? 0) & (1 << (hash & 31))) !== 0 && i - from >= WINDOW - 1) {
         const start = i - (WINDOW - 1);
         const end = this.#longestAt(text, start, hash);
         if (end !== undefined) return { start, end };

@@ -39,23 +39,25 @@ export async function loadAgentSkill(dir: string): Promise<AgentSkill> {
   }
   let front: unknown;
   try {
-    front = parseYaml(match[1]!);
+    front = parseYaml(match[1] ?? '');
   } catch (cause) {
     throw new ConfigError([{ path: file, problem: `the front matter is not valid YAML (${(cause as Error).message})` }], { cause });
   }
   const fields = (typeof front === 'object' && front !== null ? front : {}) as Record<string, unknown>;
   const problems = [];
-  if (typeof fields.name !== 'string' || !NAME_PATTERN.test(fields.name) || fields.name.length > 64) {
+  const { name, description } = fields;
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name) || name.length > 64) {
     problems.push({ path: `${file}: name`, problem: 'must be lowercase letters, digits and single hyphens, at most 64 characters', hint: 'e.g. name: pdf-tools' });
   }
-  if (typeof fields.description !== 'string' || fields.description.trim() === '' || fields.description.length > 1024) {
+  if (typeof description !== 'string' || description.trim() === '' || description.length > 1024) {
     problems.push({ path: `${file}: description`, problem: 'must be a non-empty text of at most 1024 characters', hint: 'say what the skill does and when to use it' });
   }
-  if (problems.length > 0) throw new ConfigError(problems, { subject: 'Agent Skill' });
+  // A name or description that is not a string is among the problems.
+  if (problems.length > 0 || typeof name !== 'string' || typeof description !== 'string') throw new ConfigError(problems, { subject: 'Agent Skill' });
   return {
-    name: fields.name as string,
-    description: (fields.description as string).trim(),
-    instructions: match[2]!.trim(),
+    name,
+    description: description.trim(),
+    instructions: (match[2] ?? '').trim(),
     files: (await listFiles(root)).filter((f) => f !== 'SKILL.md'),
     dir: root,
   };
@@ -65,7 +67,8 @@ async function listFiles(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile())
-    .map((entry) => relative(root, join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name)).split(sep).join('/'))
+    // `parentPath` is there from Node 20.12 on (the package needs 20.19 or later).
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
     .sort();
 }
 
@@ -115,7 +118,7 @@ export function agentSkillTool(skill: AgentSkill): { descriptor: ToolDescriptor;
         success: false,
         content: [],
         data: undefined,
-        error: `"${String(file)}" is not a file of skill ${skill.name}; its files are: ${skill.files.join(', ') || 'none'}`,
+        error: `"${String(args.file)}" is not a file of skill ${skill.name}; its files are: ${skill.files.join(', ') || 'none'}`,
         errorCode: 'VALIDATION',
         durationMs: performance.now() - started,
       };

@@ -153,7 +153,7 @@ export class LinkedCallSignal implements CallSignal {
    * still reaches the server, once.
    */
   get requestSignal(): AbortSignal {
-    return this as unknown as AbortSignal;
+    return this;
   }
 
   /** For the SDK (see `requestSignal`). */

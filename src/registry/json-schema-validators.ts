@@ -32,12 +32,13 @@ const options = { allErrors: true, strict: false, validateFormats: true, verbose
  * (the configuration's own validators, compiled at load, keep the first one).
  */
 interface Generation {
-  readonly ajv: Ajv;
+  /** Siblings, both of Ajv's core class: neither is the other. */
+  readonly ajv: Ajv | Ajv2020;
   compiled: number;
 }
 
 function freshAjv(dialect: 'draft-07' | '2020-12'): Generation {
-  const ajv = dialect === 'draft-07' ? new Ajv(options) : (new Ajv2020(options) as unknown as Ajv);
+  const ajv = dialect === 'draft-07' ? new Ajv(options) : new Ajv2020(options);
   addFormats.default(ajv);
   return { ajv, compiled: 0 };
 }
@@ -48,12 +49,12 @@ const generations = { 'draft-07': freshAjv('draft-07'), '2020-12': freshAjv('202
  * The Ajv of each dialect (draft-07 and 2020-12), shared by tool schemas and the configuration's
  * own schemas, so each format and keyword is set up once.
  */
-export function sharedAjv(dialect: 'draft-07' | '2020-12'): Ajv {
+export function sharedAjv(dialect: 'draft-07' | '2020-12'): Ajv | Ajv2020 {
   return generations[dialect].ajv;
 }
 
 /** The Ajv a new tool schema is compiled in: a fresh one every `CACHE_LIMIT` compiles. */
-function ajvForNewSchema(dialect: 'draft-07' | '2020-12'): Ajv {
+function ajvForNewSchema(dialect: 'draft-07' | '2020-12'): Ajv | Ajv2020 {
   let current = generations[dialect];
   if (current.compiled >= CACHE_LIMIT) current = generations[dialect] = freshAjv(dialect);
   current.compiled += 1;
