@@ -28,7 +28,9 @@ export interface DomainServerDefinition {
  */
 export function defineServer(server: DomainServerDefinition): DomainServer {
   const problems: ConfigProblem[] = [];
-  const name: unknown = server?.name;
+  // A JavaScript caller can pass nothing at all.
+  const given = server as Partial<DomainServerDefinition> | undefined;
+  const name: unknown = given?.name;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     problems.push({
       path: 'name',
@@ -36,9 +38,9 @@ export function defineServer(server: DomainServerDefinition): DomainServer {
       hint: 'the name becomes the registry namespace, as in "roster/roster_list_shifts"',
     });
   }
-  const version: unknown = server?.version;
+  const version: unknown = given?.version;
   if (version !== undefined && typeof version !== 'string') problems.push({ path: 'version', problem: 'must be a string such as "1.0.0"' });
-  const tools: unknown = server?.tools;
+  const tools: unknown = given?.tools;
   if (!Array.isArray(tools)) {
     problems.push({ path: 'tools', problem: 'must be an array of tools made with defineTool' });
   } else {
@@ -61,7 +63,7 @@ export function defineServer(server: DomainServerDefinition): DomainServer {
   }
   const label = typeof name === 'string' && name !== '' ? `domain server "${name}"` : 'domain server';
   if (problems.length > 0) throw new ConfigError(problems, { subject: label });
-  const definition = server as DomainServerDefinition;
+  const definition = server;
   return Object.freeze({
     name: definition.name,
     tools: Object.freeze([...definition.tools]),

@@ -188,5 +188,6 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object' && value !== null) return 'an object';
-  return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || typeof value === 'symbol') return String(value);
+  return 'null';
 }

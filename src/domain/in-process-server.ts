@@ -66,8 +66,8 @@ export interface CallIdentity {
 
 /** Where a call's context sends what the tool reports or asks; every member optional. */
 export interface CallHooks {
-  progress?(update: ProgressUpdate, call: CallIdentity): void;
-  log?(entry: LogEntry, call: CallIdentity): void;
+  readonly progress?: (update: ProgressUpdate, call: CallIdentity) => void;
+  readonly log?: (entry: LogEntry, call: CallIdentity) => void;
   readonly elicit?: ToolContext['elicit'];
   readonly sample?: ToolContext['sample'];
   readonly releaseStream?: ToolContext['releaseStream'];
@@ -129,11 +129,14 @@ function compiled(schema: JsonSchema): ValidateFunction {
  * result.data; // { shifts: [...] }
  */
 export function registerInProcessServer(registry: ToolRegistry, server: DomainServer, options: RegisterInProcessOptions): ToolDescriptor[] {
-  const tenant = options?.tenant;
+  // A JavaScript caller can leave either out.
+  const givenOptions = options as Partial<RegisterInProcessOptions> | undefined;
+  const givenServer = server as Partial<DomainServer> | undefined;
+  const tenant = givenOptions?.tenant;
   if (typeof tenant !== 'string' || tenant === '') {
     throw new McpActorsError(
       ErrorCode.INVALID_ARGUMENT,
-      `registerInProcessServer("${server?.name}") needs the session's tenant as a non-empty string in options.tenant; tools run for one tenant`,
+      `registerInProcessServer("${String(givenServer?.name)}") needs the session's tenant as a non-empty string in options.tenant; tools run for one tenant`,
     );
   }
   const namespace = options.namespace ?? server.name;
@@ -193,7 +196,8 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
 
 function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: string | undefined, hooks: CallHooks | undefined): ToolHandler {
   const { tenantKey } = prepared;
-  const handler: ToolHandler = (args, options = NO_OPTIONS) => {
+  // Not typed as a ToolHandler: a JavaScript caller may leave the options out.
+  const handler = (args: Record<string, unknown>, options: InvokeOptions = NO_OPTIONS): Promise<ToolResult> => {
     const meta = options.meta;
     if (meta === undefined) return callDomainTool(prepared, args, tenant, actor, undefined, options, hooks);
     // The tenant is the registration's; a call whose _meta names another one is a cross-tenant bug upstream.
@@ -232,7 +236,9 @@ export async function callDomainTool(
   const started = performance.now();
   const external = cancellationOf(options);
   if (external?.aborted) return toolFailure(started, 'CANCELLED', `call "${prepared.label}" was cancelled before it started`, AS_TEXT);
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+  // A JavaScript caller (or a framework's model) can pass anything.
+  const givenArgs: unknown = args;
+  if (typeof givenArgs !== 'object' || givenArgs === null || Array.isArray(givenArgs)) {
     return toolFailure(started, 'VALIDATION', `validation failed for "${prepared.label}": the arguments must be an object of named arguments`, AS_TEXT);
   }
   const tenantArgument = tenantArgumentIn(args, prepared.deniedNames);
@@ -488,8 +494,9 @@ function cancellationOf(options: InvokeOptions): Cancellation | undefined {
     get aborted() {
       return signal.aborted;
     },
-    get reason() {
-      return signal.reason;
+    get reason(): unknown {
+      const reason: unknown = signal.reason;
+      return reason;
     },
     signal,
     onAbort(listener) {

@@ -20,7 +20,7 @@ import {
 import { ErrorCode } from '../errors/codes.js';
 import type { ToolResult } from '../registry/tool-descriptor.js';
 import type { DomainServer } from '../domain/define-server.js';
-import { LOG_LEVELS, isPlainObject, type LogLevel } from '../domain/define-tool.js';
+import { LOG_LEVELS, isPlainObject } from '../domain/define-tool.js';
 import { callDomainTool, prepareDomainTools, type CallHooks, type PreparedDomainTool } from '../domain/in-process-server.js';
 import { claimedTenant, tenancyOf } from '../tenancy/tenancy.js';
 import { toolFailure } from '../tool-call/tool-failure.js';
@@ -73,9 +73,17 @@ const MAX_NAME_ECHO = 128;
 
 const SEVERITY: ReadonlyMap<string, number> = new Map(LOG_LEVELS.map((level, index) => [level, index]));
 
+/**
+ * The SDK's low-level `Server`, which the SDK keeps for advanced uses: ours answers tools/list and
+ * tools/call by hand with JSON Schema tools (McpServer's registerTool takes zod schemas).
+ */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK keeps Server for advanced uses: JSON Schema tools answered by hand
+export type SessionServer = Server;
+
 /** A fresh SDK `Server` for one session; connect it to that session's transport. */
-export function createSessionServer(domain: ServableDomain, options: SessionServerOptions): Server {
+export function createSessionServer(domain: ServableDomain, options: SessionServerOptions): SessionServer {
   const { session, policy, audit } = options;
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- see SessionServer
   const mcp = new Server(
     { name: domain.server.name, version: domain.server.version ?? '0.0.0' },
     { capabilities: { tools: {}, logging: {} } },
@@ -151,7 +159,7 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
         const severity = SEVERITY.get(entry.level);
         if (severity === undefined || (minimum !== undefined && severity < minimum)) return;
         extra
-          .sendNotification({ method: 'notifications/message', params: { level: entry.level as LogLevel, data: entry.data, ...(entry.logger === undefined ? {} : { logger: entry.logger }) } })
+          .sendNotification({ method: 'notifications/message', params: { level: entry.level, data: entry.data, ...(entry.logger === undefined ? {} : { logger: entry.logger }) } })
           .catch(() => undefined);
       },
       ...(client?.elicitation === undefined

@@ -56,7 +56,12 @@ export class MemoryEventStore implements EventStore {
     return this.#bytes;
   }
 
-  async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+  storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    // An executor: what it throws (a message JSON cannot write) is the rejection.
+    return new Promise((resolve) => resolve(this.#store(streamId, message)));
+  }
+
+  #store(streamId: StreamId, message: JSONRPCMessage): EventId {
     const eventId = `${streamId}_${(++this.#sequence).toString(36)}`;
     const bytes = Buffer.byteLength(JSON.stringify(message), 'utf8');
     const kept = bytes <= this.#maxBytes;
@@ -72,8 +77,8 @@ export class MemoryEventStore implements EventStore {
     return eventId;
   }
 
-  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
-    return this.#events.get(eventId)?.streamId;
+  getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return Promise.resolve(this.#events.get(eventId)?.streamId);
   }
 
   async replayEventsAfter(lastEventId: EventId, { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {

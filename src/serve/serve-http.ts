@@ -11,13 +11,12 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Subject, type Observable } from 'rxjs';
 import { ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
 import type { DomainServer } from '../domain/define-server.js';
-import { createSessionServer, servableDomain, type ServeCommonOptions } from './domain-mcp-server.js';
+import { createSessionServer, servableDomain, type ServeCommonOptions, type SessionServer } from './domain-mcp-server.js';
 import { BodyTooLarge, LOOPBACK_HOSTNAMES, answerError, checkHostAndOrigin, isLoopbackHost, readBody } from './http-guards.js';
 import { DEFAULT_MAX_EVENT_BYTES, MemoryEventStore } from './memory-event-store.js';
 import type { ServedAuditRecord, ServedSession } from './served-access.js';
@@ -109,7 +108,7 @@ interface Session {
   /** The protocol version negotiated at initialize: it decides the session's stream features. */
   readonly protocolVersion: string;
   readonly transport: StreamableHTTPServerTransport;
-  readonly mcp: McpServer;
+  readonly mcp: SessionServer;
   open: number;
   idle: ReturnType<typeof setTimeout> | undefined;
 }
@@ -141,9 +140,11 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
   const single = options.tenant;
   const authenticate = options.authenticate;
   if ((single === undefined) === (authenticate === undefined)) {
+    // A JavaScript caller can leave the server out.
+    const given = server as Partial<DomainServer> | undefined;
     throw new McpActorsError(
       ErrorCode.INVALID_ARGUMENT,
-      `serveOverHttp("${server?.name}") needs exactly one of { tenant } (single-tenant mode, no authentication) and { authenticate } (each session's tenant from its credential)`,
+      `serveOverHttp("${String(given?.name)}") needs exactly one of { tenant } (single-tenant mode, no authentication) and { authenticate } (each session's tenant from its credential)`,
     );
   }
   if (single !== undefined && (typeof single !== 'string' || single === '')) {
@@ -209,14 +210,17 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
     if (single !== undefined) {
       who = { tenant: single, scopes: options.scopes ?? [] };
     } else {
+      // Checked above: without a tenant there is an authenticate.
+      if (authenticate === undefined) return undefined;
       try {
-        who = await authenticate!(request);
+        who = await authenticate(request);
       } catch {
         // The host's error may quote the credential: it is never echoed.
         return undefined;
       }
       if (who === undefined || typeof who.tenant !== 'string' || who.tenant === '') return undefined;
     }
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- `actor` is still honoured, as its deprecation says: read as the subject when `subject` is absent
     const subject = who.subject ?? who.actor;
     if (subject !== undefined && (typeof subject !== 'string' || subject === '')) return undefined;
     const credential = request.headers.authorization;
@@ -243,7 +247,7 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
           const id = session.transport.sessionId;
           if (id !== undefined) dropSession(id);
         }, idleMs);
-        session.idle.unref?.();
+        session.idle.unref();
       }
     });
   };
@@ -259,25 +263,25 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
       answerError(response, 429, -32000, `Too Many Requests: this tenant holds ${maxPerTenant} sessions, its maximum; close unused sessions (DELETE) or raise maxSessionsPerTenant`);
       return;
     }
-    let registered = false;
+    // Set by a callback of the transport: a property, so TypeScript does not narrow it to its first value.
+    const reservation = { registered: false };
     try {
       const served: ServedSession = { tenant: who.tenant, scopes: Object.freeze([...(who.scopes ?? [])]), ...(identity.actor === undefined ? {} : { actor: identity.actor }) };
-      let session: Session | undefined;
       const events = new MemoryEventStore({ maxEvents: options.maxEventsPerSession, maxBytes: options.maxEventBytesPerSession ?? DEFAULT_MAX_EVENT_BYTES });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         eventStore: events,
         retryInterval: options.retryIntervalMs ?? 1_000,
         maxRequestBodySize: maxBodyBytes,
+        // Called while the request below is handled, once `session` exists.
         onsessioninitialized: (id) => {
-          if (session === undefined) return;
           sessions.set(id, session);
-          registered = true;
+          reservation.registered = true;
         },
         onsessionclosed: (id) => dropSession(id),
       });
       const mcp = createSessionServer(domain, { session: served, policy, audit: sink, transport: 'http', sessionId: () => transport.sessionId });
-      session = { tenant: who.tenant, principal, events, protocolVersion: negotiatedVersion(body), transport, mcp, open: 0, idle: undefined };
+      const session: Session = { tenant: who.tenant, principal, events, protocolVersion: negotiatedVersion(body), transport, mcp, open: 0, idle: undefined };
       transport.onclose = () => {
         const id = transport.sessionId;
         if (id !== undefined && sessions.get(id) === session) dropSession(id);
@@ -289,7 +293,7 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
       if (transport.sessionId === undefined || sessions.get(transport.sessionId) !== session) await mcp.close().catch(() => undefined);
     } finally {
       // The reservation becomes the session's (released by dropSession), or is given back.
-      if (!registered) release(who.tenant);
+      if (!reservation.registered) release(who.tenant);
     }
   };
 

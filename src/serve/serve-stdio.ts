@@ -57,9 +57,11 @@ export interface ServedDomainServer {
 export async function serveOverStdio(server: DomainServer, options: ServeOptions = {}): Promise<ServedDomainServer> {
   const tenant = options.tenant ?? process.env[TENANT_ENV];
   if (typeof tenant !== 'string' || tenant === '') {
+    // A JavaScript caller can leave the server out.
+    const given = server as Partial<DomainServer> | undefined;
     throw new McpActorsError(
       ErrorCode.INVALID_ARGUMENT,
-      `serveOverStdio("${server?.name}") needs the tenant this process serves: pass { tenant } or set ${TENANT_ENV} ` +
+      `serveOverStdio("${String(given?.name)}") needs the tenant this process serves: pass { tenant } or set ${TENANT_ENV} ` +
         `(in agents.yaml: env: { ${TENANT_ENV}: "\${TENANT}" }); one process serves one tenant, never one named in a message`,
       { details: { env: TENANT_ENV } },
     );

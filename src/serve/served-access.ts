@@ -90,7 +90,9 @@ export function decideAccess(tool: DomainTool, session: ServedSession, policy: S
   }
   let allowed: boolean;
   try {
-    allowed = execute({ tenant: session.tenant, scopes: session.scopes, tool: tool.name, domain: tool.domain, category: tool.category }) === true;
+    // Only `true` allows: a JavaScript host's truthy value (a promise, say) does not.
+    const answer: unknown = execute({ tenant: session.tenant, scopes: session.scopes, tool: tool.name, domain: tool.domain, category: tool.category });
+    allowed = answer === true;
   } catch {
     allowed = false;
   }
