@@ -116,6 +116,7 @@ export class ActorHandle implements AsyncDisposable {
     const tenantKey = wiring.spec.tenantKey;
     this.callContext = Object.freeze({ actor: this.name, tenant: this.tenant });
     this.meta = tenantMeta(wiring.tenant, tenantKey);
+    const workspace = wiring.workspace;
     const policy: PolicyContext = {
       actor: this.name,
       tenant: this.tenant,
@@ -126,11 +127,14 @@ export class ActorHandle implements AsyncDisposable {
       // the lock still decides; this one only spares the person a question with a known answer).
       // In a sandbox the arguments are validated as the tool receives them, after rewriting: a
       // call that must ask checks that much before the question (and the call again, under the lock).
-      beforeApproval: wiring.workspace
-        ? async (call) => {
-            const args = wiring.workspace!.rewriter.rewriteArgs(call.args, call.tool.inputSchema);
-            if (!argsAreValid(call, args)) throw invalidArgsError(call, args);
-          }
+      // A promise's executor: what it throws (the rewrite's own path errors too) is the rejection.
+      beforeApproval: workspace
+        ? (call) =>
+            new Promise<void>((resolve) => {
+              const args = workspace.rewriter.rewriteArgs(call.args, call.tool.inputSchema);
+              if (!argsAreValid(call, args)) throw invalidArgsError(call, args);
+              resolve();
+            })
         : undefined,
     };
     this.decidePolicy = policyDecision(policy);
@@ -165,7 +169,8 @@ export class ActorHandle implements AsyncDisposable {
     this.activating ??= (async () => {
       this.actor.send({ type: 'actor.activate' });
       const snapshot = await this.settle(['active', 'inactive']);
-      if (snapshot.value === 'active') return snapshot.context.report!;
+      const report = snapshot.context.report;
+      if (snapshot.value === 'active' && report !== undefined) return report;
       throw (
         snapshot.context.error ??
         new McpActorsError(ErrorCode.ACTIVATION_FAILED, `actor "${this.name}" was deactivated before it finished activating; activate it again`)
@@ -352,7 +357,8 @@ export class ActorHandle implements AsyncDisposable {
     const { config, spec, pool, workspace } = this.wiring;
     for (const { descriptor, handler } of this.wiring.customTools) this.registry.register(descriptor, handler);
     for (const skillName of spec.skills) {
-      const skill = config.skills[skillName]!;
+      const skill = config.skills[skillName];
+      if (skill === undefined) throw new McpActorsError(ErrorCode.NOT_FOUND, `actor "${this.name}" names skill "${skillName}", which the configuration does not define`);
       await this.skills.define({ name: skill.name, description: skill.description, mcpServers: skill.mcpServers, tools: skill.tools, agentSkills: skill.agentSkills });
     }
     const wanted = this.skills.serversOf(spec.skills);
@@ -379,7 +385,8 @@ export class ActorHandle implements AsyncDisposable {
         unavailable.push({ server, error });
         return;
       }
-      const serverConfig = config.servers[server]!;
+      const serverConfig = config.servers[server];
+      if (serverConfig === undefined) throw new McpActorsError(ErrorCode.NOT_FOUND, `skill server "${server}" of actor "${this.name}" is not defined in the configuration's servers`);
       // Shared by reference among actors of one tenant and sandbox: their server supervisor owns it.
       const lease = await pool.acquire(serverConfig, {
         tenant: this.tenant,
@@ -463,7 +470,7 @@ export class ActorHandle implements AsyncDisposable {
   /** The first snapshot in one of `states` (or the last one, should the actor stop first). */
   private async settle(states: readonly string[]): Promise<ReturnType<typeof this.actor.getSnapshot>> {
     try {
-      return await waitFor(this.actor, (snapshot) => states.includes(String(snapshot.value)) || snapshot.status !== 'active');
+      return await waitFor(this.actor, (snapshot) => states.includes(snapshot.value) || snapshot.status !== 'active');
     } catch {
       return this.actor.getSnapshot();
     }

@@ -65,8 +65,8 @@ export function holderOf(context: Pick<ActorContext, 'id'>): string {
   return `actor:${context.id}`;
 }
 
-function notProvided(name: string): never {
-  throw new Error(`the actor machine's "${name}" actor was not provided; use actorMachine.provide({ actors })`);
+function notProvided(name: string): Promise<never> {
+  return Promise.reject(new Error(`the actor machine's "${name}" actor was not provided; use actorMachine.provide({ actors })`));
 }
 
 function activationError(context: ActorContext, cause: unknown): McpActorsError {
@@ -83,8 +83,8 @@ export const actorMachine = setup({
     emitted: {} as SupervisorReply,
   },
   actors: {
-    activateActor: fromPromise<Activation, ActorMachineInput>(async () => notProvided('activateActor')),
-    deactivateActor: fromPromise<void, ActorMachineInput>(async () => notProvided('deactivateActor')),
+    activateActor: fromPromise<Activation, ActorMachineInput>(() => notProvided('activateActor')),
+    deactivateActor: fromPromise((_: { input: ActorMachineInput }): Promise<void> => notProvided('deactivateActor')),
   },
   actions: {
     forgetActivation: assign({ report: undefined }),

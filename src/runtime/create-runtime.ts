@@ -257,7 +257,9 @@ class RuntimeImpl implements Runtime {
   private async activateActor(actor: string | ActorSpec, options: ActivateOptions): Promise<ActorHandle> {
     this.assertRunning('activate()');
     const spec = this.resolveSpec(actor);
-    if (typeof options?.tenant !== 'string' || options.tenant.trim() === '') {
+    // A JavaScript caller can leave the options out.
+    const given = options as ActivateOptions | undefined;
+    if (typeof given?.tenant !== 'string' || given.tenant.trim() === '') {
       throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `activate("${spec.name}") needs { tenant }: the id of the tenant the actor works for`);
     }
     const sandboxEntry = options.sandbox ? this.openWorkspace(options.sandbox) : undefined;

@@ -76,9 +76,7 @@ export const runtimeMachine = setup({
   actors: {
     agentActor: actorMachine,
     serverSupervisor,
-    shutDown: fromPromise<void>(async () => {
-      throw new Error('the runtime machine\'s "shutDown" actor was not provided');
-    }),
+    shutDown: fromPromise((): Promise<void> => Promise.reject(new Error('the runtime machine\'s "shutDown" actor was not provided'))),
   },
   guards: {
     hasSupervisor: ({ context, event }) => supervisorOf(context, event) !== undefined,

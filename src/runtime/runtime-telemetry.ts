@@ -171,7 +171,7 @@ class EventTracer implements RuntimeTelemetry {
           return value;
         },
         (error: unknown) => {
-          const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : '_OTHER';
+          const code = typeof (error as { code?: unknown } | null | undefined)?.code === 'string' ? (error as { code: string }).code : '_OTHER';
           span.setAttribute(ATTR_ERROR_TYPE, code);
           span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: code });
           span.end();

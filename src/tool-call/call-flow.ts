@@ -136,6 +136,12 @@ function settle<T>(run: () => T | Promise<T>, done: (value: T) => Move, failed: 
   return value instanceof Promise ? value.then(done, failed) : done(value);
 }
 
+/** The tool's answer, which invoking sets before the result is rewritten. */
+function resultOf(state: CallState): ToolResult {
+  if (state.result === undefined) throw new Error(`call ${state.input.callId} of "${state.input.tool.name}" has no result to rewrite`);
+  return state.result;
+}
+
 function authorized(state: CallState, authorization: Authorization): Move {
   return authorization.allowed ? TO_ACQUIRING : reject(deniedError(state.input, authorization));
 }
@@ -242,7 +248,7 @@ export const CALL_STEPS: readonly CallStep[] = [
     decide: { to: ['committing'], move: (state) => (unsandboxed(state) ? TO_COMMITTING : undefined) },
     perform: (steps, state) =>
       settle(
-        () => steps.rewriteResult(state.input, state.result!),
+        () => steps.rewriteResult(state.input, resultOf(state)),
         (result) => ({ to: 'committing', patch: { result } }),
         (error) => ({ to: 'rollingBack', patch: { error: threwError(state.input, error) } }),
       ),
@@ -334,5 +340,6 @@ export function outcomeOf(state: CallState): CallOutcome {
 
 /** A cancel reason as the error message says it. */
 export function reasonText(reason: unknown): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a cancel reason is whatever the caller gave abort(): its own String() is its text
   return reason === undefined ? undefined : String(reason instanceof Error ? reason.message : reason);
 }

@@ -61,7 +61,7 @@ export function withDeadline<T>(work: PromiseLike<T> | (() => T | PromiseLike<T>
   const thenable = pending;
   return new Promise<T>((resolve, reject) => {
     // A rejection is passed on as it came (the work's, or the throw of `onTimeout` / `onAbort`).
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as it came
     const fail = (error: unknown): void => reject(error);
     let done = false;
     let timer: ReturnType<typeof setTimeout> | undefined;

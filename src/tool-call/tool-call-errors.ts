@@ -11,7 +11,10 @@ import { PUBLIC_CODE } from './tool-failure.js';
 
 export function argsAreValid(input: ToolCallInput, args: Readonly<Record<string, unknown>>): boolean {
   const schema = compileSchema(input.tool.inputSchema);
-  return schema.ok && schema.validate(args) === true;
+  if (!schema.ok) return false;
+  // Only `true` passes: an async schema's validator answers with a promise.
+  const valid: unknown = schema.validate(args);
+  return valid === true;
 }
 
 export function invalidArgsError(input: ToolCallInput, args: Readonly<Record<string, unknown>>): McpActorsError {

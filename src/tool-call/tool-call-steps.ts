@@ -51,13 +51,14 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     authorize: (input) => (authorize ? authorize(input) : allowAll),
     acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
     // The rewriter's deep copy is the one copy a sandboxed call makes (it never mutates `args`).
-    rewriteArgs: async (input, args) => (workspace ? workspace.rewriter.rewriteArgs(args, input.tool.inputSchema) : args),
+    // Promise executors: what the rewriter throws (a path out of the sandbox) is the rejection.
+    rewriteArgs: (input, args) => new Promise((resolve) => resolve(workspace ? workspace.rewriter.rewriteArgs(args, input.tool.inputSchema) : args)),
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`, input.tool.name) : ''),
     invoke: (input, args, signal) => {
       // What the sandbox's watcher reports from here on may be this read-only call's doing.
       if (workspace && input.tool.capabilities.readOnly) workspace.beginRead(input.callId);
       const options = new CallInvokeOptions(input, signal);
-      const running = registry.handlerOf(input.tool.name)(args as Record<string, unknown>, options);
+      const running = registry.handlerOf(input.tool.name)(args, options);
       if (workspace && !input.tool.capabilities.readOnly) {
         invocations.set(input.callId, running);
         void running.then(
@@ -74,7 +75,7 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
         return false; // no handler: the invoke step has already failed
       }
     },
-    rewriteResult: async (_input, result) => (workspace ? workspace.rewriter.rewriteResult(result) : result),
+    rewriteResult: (_input, result) => new Promise((resolve) => resolve(workspace ? workspace.rewriter.rewriteResult(result) : result)),
     commit: async (input, checkpointId) => {
       if (!workspace) return { ok: true, changes: [] };
       return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name, input.callId) : workspace.commitWrite(checkpointId, input.tool.name);
