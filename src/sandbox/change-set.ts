@@ -109,7 +109,7 @@ export function computeChanges(
     const modeAfter = to.dirs.get(path);
     if (modeBefore === modeAfter) continue;
     const shown = path === '' ? '.' : path;
-    if (modeBefore === undefined) changes.push({ path: shown, kind: 'added', type: 'directory', modeAfter: modeAfter as number });
+    if (modeBefore === undefined) changes.push({ path: shown, kind: 'added', type: 'directory', modeAfter });
     else if (modeAfter === undefined) changes.push({ path: shown, kind: 'deleted', type: 'directory', modeBefore });
     else changes.push({ path: shown, kind: 'modified', type: 'directory', modeBefore, modeAfter });
   }

@@ -111,7 +111,9 @@ export async function loadOrCreateStore(root: string, storeDir: string, seed?: C
   }
   if (text !== undefined) {
     const file = JSON.parse(text) as StoreFile;
-    if (file.format !== STORE_FORMAT) throw invalid(`${storeFile} is not a checkpoint store of this version (format ${String(file.format)})`);
+    // Written by whichever version made the store.
+    const format: unknown = file.format;
+    if (format !== STORE_FORMAT) throw invalid(`${storeFile} is not a checkpoint store of this version (format ${String(format)})`);
     if (file.root !== root) throw invalid(`storeDir ${JSON.stringify(storeDir)} holds checkpoints of ${JSON.stringify(file.root)}, not of ${JSON.stringify(root)}`);
     return file;
   }

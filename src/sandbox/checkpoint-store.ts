@@ -13,13 +13,11 @@
  */
 import { lstatSync } from 'node:fs';
 import {
-  mkdtemp,
   readFile,
   rm,
-  stat,
   writeFile,
 } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
 import { changeSet, parseRawDiff, type FileChange, type SnapshotSide } from './change-set.js';

@@ -116,7 +116,8 @@ export class ConfinedRollbackWorker {
   }
 
   async #start(): Promise<ChildProcess> {
-    const child = spawn(this.#confinement.bwrap, confinedRollbackArgs(this.#root, this.#storeDir), {
+    // Typed with its streams nullable: spawn returns without them when out of file descriptors.
+    const child: ChildProcess = spawn(this.#confinement.bwrap, confinedRollbackArgs(this.#root, this.#storeDir), {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       // No reaper of its own: the worker and its git die with bwrap, which dies with this process.
@@ -131,7 +132,8 @@ export class ConfinedRollbackWorker {
     child.stdin?.on('error', () => {
       // the worker died: 'exit' below answers every waiting request
     });
-    createInterface({ input: child.stdout! }).on('line', (line) => this.#waiting.shift()?.(line));
+    if (child.stdout === null) throw new Error(`the confined rollback worker (${this.#confinement.bwrap}) has no stdout: no file descriptors left`);
+    createInterface({ input: child.stdout }).on('line', (line) => this.#waiting.shift()?.(line));
     const gone = (why: string): void => {
       if (pid !== undefined) untrackGroup(pid);
       if (this.#child === child) this.#child = undefined;

@@ -168,8 +168,10 @@ export class SandboxPathRewriter {
   /** The logical path (`src/main.py`; `.` for the root) of an absolute path under `sandboxRoot`. */
   toLogical(sandboxPath: string): string {
     const argument = 'sandboxPath';
-    if (typeof sandboxPath !== 'string' || !sandboxPath.startsWith('/')) {
-      refuse(argument, String(sandboxPath), SandboxPathReason.OUTSIDE_ROOTS, 'expected an absolute path under the sandbox root');
+    // A JavaScript caller can pass anything.
+    const given: unknown = sandboxPath;
+    if (typeof given !== 'string' || !given.startsWith('/')) {
+      refuse(argument, String(given), SandboxPathReason.OUTSIDE_ROOTS, 'expected an absolute path under the sandbox root');
     }
     const segments = segmentsOf(sandboxPath);
     const rest = this.#sandboxSegments.map((root) => stripRoot(segments, root)).find((r) => r !== undefined);
@@ -233,7 +235,6 @@ export class SandboxPathRewriter {
       const at = found.index;
       if (at < index) continue;
       out += text.slice(index, at);
-      index = at;
       const previous = out.at(-1);
       if (previous === undefined || BOUNDARY_CHAR.test(previous)) {
         this.#pattern.lastIndex = at;
@@ -463,7 +464,7 @@ function alternation(texts: readonly string[]): string {
 
 /** `file` → `[fF][iI][lL][eE]`: Node 20's RegExp has no inline `(?i:)`. */
 function caseless(text: string): string {
-  return [...text].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapeRegExp(c))).join('');
+  return Array.from(text).map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapeRegExp(c))).join('');
 }
 
 function unique<T>(items: readonly T[]): T[] {

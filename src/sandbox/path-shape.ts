@@ -34,6 +34,7 @@ const BACKSLASH_ROOTED = /^\\[^\\/:*?"<>|+()[\]{}^$\s]{2,}(?:\\[^\\/:*?"<>|+()[\
 const HOME = /^~(?:$|[A-Za-z0-9._-]*\/)/;
 const FILE_URI = /^file:\//i;
 /** Line breaks and other control characters (NUL aside, which the path checks refuse): text, not a path. */
+// eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL = /[\x01-\x08\x0a-\x1f\x7f]/;
 /** Something no single path continues with after a space: another path, an option, quotes, shell syntax. */
 const NOT_A_SEGMENT_START = /^(?:[/~\\'"`$|;&<>(){}=-]|file:|[A-Za-z]:[\\/])/i;

@@ -36,10 +36,15 @@ export class ReadersWriterLock {
         if (granted) return;
         const index = this.queue.indexOf(waiter);
         if (index >= 0) this.queue.splice(index, 1);
+        // The abort's reason as given, as the platform's abortable APIs reject with it.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an abort reason is the caller's, of any type
         reject(signal?.reason ?? new Error('aborted while waiting for the sandbox lock'));
         this.drain();
       };
-      if (signal?.aborted) return onAbort();
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
       this.drain();
@@ -95,8 +100,9 @@ export class ReadersWriterLock {
   }
 
   private drain(): void {
-    while (this.queue.length > 0 && !this.writer) {
-      const next = this.queue[0]!;
+    while (!this.writer) {
+      const next = this.queue[0];
+      if (next === undefined) return;
       if (next.mode === 'upgrade') {
         if (this.readers > (next.sharers?.() ?? 1)) return;
         this.queue.shift();

@@ -68,8 +68,8 @@ export interface GitResult {
 
 /** The process environment without repository-pointing variables, with optional locks off. */
 export function cleanGitEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of REPOSITORY_VARIABLES) delete env[name];
+  const dropped: ReadonlySet<string> = new Set(REPOSITORY_VARIABLES);
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !dropped.has(name)));
   // GIT_OPTIONAL_LOCKS=0: `git diff`/`status` on the host must not refresh (rewrite) its index.
   return { ...env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', ...extra };
 }

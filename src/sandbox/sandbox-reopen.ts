@@ -56,11 +56,18 @@ export function checkpointsDirOf(sandboxDir: string): string {
 
 export async function readSandboxManifest(sandboxDir: string): Promise<SandboxManifest | undefined> {
   try {
-    const manifest = JSON.parse(await readFile(join(sandboxDir, MANIFEST), 'utf8')) as SandboxManifest;
-    return manifest.version === 1 && typeof manifest.baseline === 'string' && typeof manifest.layout?.root === 'string' ? manifest : undefined;
+    const manifest: unknown = JSON.parse(await readFile(join(sandboxDir, MANIFEST), 'utf8'));
+    return isSandboxManifest(manifest) ? manifest : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A manifest as this version writes it (one of another version, or broken, is not reopened). */
+function isSandboxManifest(value: unknown): value is SandboxManifest {
+  if (typeof value !== 'object' || value === null) return false;
+  const { version, baseline, layout } = value as { version?: unknown; baseline?: unknown; layout?: unknown };
+  return version === 1 && typeof baseline === 'string' && typeof layout === 'object' && layout !== null && typeof (layout as { root?: unknown }).root === 'string';
 }
 
 /** Written whole and renamed into place, so a crash never leaves half a manifest. */

@@ -20,7 +20,7 @@
  * plain files, so applied changes show up on the host as unstaged changes.
  */
 import { constants, type Stats } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readlink, realpath, rename, rm, stat, symlink } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readlink, realpath, rename, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
@@ -250,8 +250,10 @@ export class Sandbox implements AsyncDisposable {
    */
   denyReads(paths: Iterable<string>): void {
     const given = [...paths];
-    const notAbsolute = given.find((path) => typeof path !== 'string' || !isAbsolute(path));
-    if (notAbsolute !== undefined) {
+    const at = given.findIndex((path) => typeof path !== 'string' || !isAbsolute(path));
+    if (at !== -1) {
+      // A JavaScript caller can pass anything.
+      const notAbsolute: unknown = given[at];
       throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `denyReads() takes absolute paths, got ${JSON.stringify(notAbsolute)}: resolve it first (path.resolve)`, {
         details: { path: String(notAbsolute) },
       });
@@ -524,13 +526,15 @@ export class Sandbox implements AsyncDisposable {
   async #teardown(): Promise<void> {
     const { worktree, hostTop, tempDir } = this.#layout;
     const trash = join(dirname(tempDir), `${TRASH_PREFIX}${basename(tempDir)}`);
-    let removing: string | undefined = trash;
-    await rename(tempDir, trash).catch(async (error: unknown) => {
-      removing = undefined;
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      await rm(tempDir, { recursive: true, force: true });
-    });
-    if (removing !== undefined) void removeInBackground(removing);
+    const renamed = await rename(tempDir, trash).then(
+      () => true,
+      async (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        await rm(tempDir, { recursive: true, force: true });
+        return false;
+      },
+    );
+    if (renamed) void removeInBackground(trash);
     if (!worktree) return;
     // Its directory is gone from where the bookkeeping says, so prune drops just that entry.
     await runGit(['worktree', 'prune'], { cwd: hostTop }).catch((error: unknown) => {
@@ -552,7 +556,7 @@ function matches(state: HostState, mode: string, oid: string): boolean {
 }
 
 /** The first leading directory of `path` that is missing (`'missing'`) or not a directory (its path). */
-async function blockingParent(path: string, parentStat: (rel: string) => Promise<Stats | undefined>): Promise<string | 'missing' | undefined> {
+async function blockingParent(path: string, parentStat: (rel: string) => Promise<Stats | undefined>): Promise<string | undefined> {
   const parts = path.split('/');
   for (let i = 1; i < parts.length; i += 1) {
     const rel = parts.slice(0, i).join('/');

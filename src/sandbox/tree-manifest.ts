@@ -231,7 +231,9 @@ export async function saveManifest(dir: string, manifest: TreeManifest): Promise
 
 export async function loadManifest(dir: string, id: string): Promise<TreeManifest> {
   const parsed = JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as TreeManifest;
-  if (parsed.format !== 1) throw new Error(`manifest ${id} has unknown format ${String(parsed.format)}`);
+  // Written by whichever version made the checkpoint.
+  const format: unknown = parsed.format;
+  if (format !== 1) throw new Error(`manifest ${id} has unknown format ${String(format)}`);
   return parsed;
 }
 

@@ -84,5 +84,5 @@ export const ROOTS_REQUEST_WAIT_MS = 250;
 export const ROOTS_SETTLE_MS = 50;
 
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

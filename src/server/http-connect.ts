@@ -38,6 +38,7 @@ function transportFor(kind: Kind, config: ResolvedServerConfig, auth: OAuthClien
   const url = new URL(config.url ?? '');
   const requestInit = { headers: { ...config.headers } };
   const options = { requestInit, ...(auth ? { authProvider: auth } : {}) };
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the older HTTP+SSE on purpose: `transport: sse`, and the fallback for servers that speak only it
   return kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
 }
 
@@ -56,7 +57,8 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
   const { config } = input;
   const href = new URL(config.url ?? '').href;
   const details = { server: config.name, url: href };
-  let active = true;
+  // Cleared by the cleanup below: a property, so TypeScript does not narrow it to its first value.
+  const life = { active: true };
   let handedOver = false;
   let current: AuthorizingTransport | undefined;
   const closings = new Set<Promise<void>>();
@@ -111,7 +113,7 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
     try {
       return await attempt(kind);
     } catch (error) {
-      if (authStatusOf(error) !== 401 || !current || !active || !(await current.finishPendingAuthorization())) throw error;
+      if (authStatusOf(error) !== 401 || !current || !life.active || !(await current.finishPendingAuthorization())) throw error;
       await closeCurrent();
       return attempt(kind);
     }
@@ -124,12 +126,12 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
       try {
         connection = await attemptAuthorized(first);
       } catch (error) {
-        if (!(first === 'streamable-http' && config.sseFallback && speaksOnlySse(error)) || !active) throw error;
+        if (!(first === 'streamable-http' && config.sseFallback && speaksOnlySse(error)) || !life.active) throw error;
         await closeCurrent();
         connection = await attemptAuthorized('sse');
       }
     } catch (error) {
-      if (!active) return;
+      if (!life.active) return;
       // A protocol version we do not speak cannot get better by trying again.
       if (isVersionMismatch(error)) {
         sendBack({ type: 'server.startFailed', retryable: false, error });
@@ -149,13 +151,13 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
       });
       return;
     }
-    if (!active) return;
+    if (!life.active) return;
     handedOver = true;
     sendBack({ type: 'server.connected', connection });
   })();
 
   return () => {
-    active = false;
+    life.active = false;
     if (!handedOver) void close();
   };
 }

@@ -50,7 +50,7 @@ export const pingServer = fromCallback<ServerEvent, { connection: ServerConnecti
           },
         );
       }, intervalMs);
-      timer.unref?.();
+      timer.unref();
     };
     schedule();
     return () => {

@@ -97,6 +97,12 @@ function notProvided(name: string): never {
   throw new Error(`the server machine's "${name}" actor was not provided; use serverMachine.provide({ actors })`);
 }
 
+/** The connection of a running server (it is set by the event that enters running). */
+function connectionOf(context: ServerContext): ServerConnection {
+  if (context.connection === undefined) throw new Error(`server "${context.config.name}" is running without a connection`);
+  return context.connection;
+}
+
 /** Where STOPPING goes once the server is closed (or failed to close: its process is gone either way). */
 const AFTER_CLOSE = [
   { guard: 'shouldStartAfterStop', target: 'starting', actions: ['forgetConnection', 'resetRestarts'] },
@@ -112,7 +118,8 @@ export const serverMachine = setup({
   },
   actors: {
     connectServer: fromCallback<ServerEvent, ConnectInput>(() => notProvided('connectServer')),
-    closeServer: fromPromise<ServerExit | undefined, CloseInput>(async () => notProvided('closeServer')),
+    // A promise's executor: what notProvided throws is the rejection.
+    closeServer: fromPromise<ServerExit | undefined, CloseInput>(() => new Promise(() => notProvided('closeServer'))),
     watchServer: fromCallback<ServerEvent, { connection: ServerConnection }>(() => notProvided('watchServer')),
     pingServer: fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(() =>
       notProvided('pingServer'),
@@ -212,7 +219,7 @@ export const serverMachine = setup({
     clearCalls: assign({ inFlight: [] }),
     thenStop: assign({ afterStop: 'stopped' as AfterStop }),
     thenStart: assign(({ event }) => ({
-      afterStop: 'start' as AfterStop,
+      afterStop: 'start',
       resetOnStart: !(event.type === 'server.start' && event.explicit === false),
     })),
     thenFail: assign({ afterStop: 'error' as AfterStop }),
@@ -304,10 +311,10 @@ export const serverMachine = setup({
     running: {
       initial: 'idle',
       invoke: [
-        { src: 'watchServer', input: ({ context }) => ({ connection: context.connection! }) },
+        { src: 'watchServer', input: ({ context }) => ({ connection: connectionOf(context) }) },
         {
           src: 'pingServer',
-          input: ({ context }) => ({ connection: context.connection!, intervalMs: context.config.pingIntervalMs }),
+          input: ({ context }) => ({ connection: connectionOf(context), intervalMs: context.config.pingIntervalMs }),
         },
       ],
       exit: 'clearCalls',

@@ -97,7 +97,7 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
 
 /** A start that cannot even spawn (confinement asked for and unavailable): the machine is told as for a failed spawn. */
 function failBeforeSpawn(error: unknown, serverName: string, sendBack: ConnectParams['sendBack']): () => void {
-  const handle: ServerHandle = { pid: undefined, diagnostics: () => ({ nonJsonLines: 0, stderrTail: [] }), close: async () => undefined };
+  const handle: ServerHandle = { pid: undefined, diagnostics: () => ({ nonJsonLines: 0, stderrTail: [] }), close: () => Promise.resolve(undefined) };
   sendBack({ type: 'server.spawned', handle });
   const start = new StartHandOver(serverName, handle, sendBack);
   queueMicrotask(() => start.failed(spawnError(error, serverName), false));
@@ -150,7 +150,7 @@ function settleSoon(exited: Promise<ProcessExit>): Promise<ProcessExit | undefin
   let timer: NodeJS.Timeout | undefined;
   const pause = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), 250);
-    timer.unref?.();
+    timer.unref();
   });
   return Promise.race([exited, pause]).finally(() => clearTimeout(timer));
 }

@@ -41,7 +41,7 @@ function isJsonRpc(message: unknown): message is JSONRPCMessage {
 }
 
 function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**
@@ -77,7 +77,8 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
     let transport: Transport | undefined;
     let connection: ClientConnection | undefined;
     let reported: Error | undefined;
-    let closed = false;
+    // Set by the transport's onclose: a property, so TypeScript does not narrow it to its first value.
+    const transportState = { closed: false };
     let version: string | undefined;
     const diagnostics: { nonJsonLines: number; lastNonJsonLine?: string } = { nonJsonLines: 0 };
     const diagnosticsOf = (): TransportDiagnostics => ({ stderrTail: [], ...diagnostics });
@@ -97,7 +98,7 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
     const close = (waitMs: number): Promise<void> =>
       (closing ??= (async () => {
         const made = await madeTransport.catch(() => undefined);
-        if (!made || closed) return;
+        if (!made || transportState.closed) return;
         const done = made.close().catch(() => undefined);
         await Promise.race([done, pause(waitMs)]);
       })());
@@ -124,13 +125,16 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
         reported ??= error;
       };
       transport.onclose = () => {
-        closed = true;
+        transportState.closed = true;
         connection?.markEnded(endedOf());
       };
-      interceptMessages(transport, (message) => {
+      // Typed as what a transport may really deliver, which is why it is checked.
+      interceptMessages(transport, (message: unknown) => {
         if (!isJsonRpc(message)) {
           diagnostics.nonJsonLines += 1;
-          diagnostics.lastNonJsonLine = String(JSON.stringify(message) ?? message).slice(0, 200);
+          // JSON.stringify gives undefined for undefined, a function or a symbol (its type says string).
+          const json = JSON.stringify(message) as string | undefined;
+          diagnostics.lastNonJsonLine = String(json ?? message).slice(0, 200);
           return false;
         }
         version ??= answeredVersion(message);
@@ -141,7 +145,7 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
           config,
           transport,
           pid: undefined,
-          closeTransport: handle.close,
+          closeTransport: () => handle.close(),
           killTransport: () => close(0),
           diagnostics: diagnosticsOf,
         });
@@ -149,7 +153,7 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
         start.handshakeFailed(error, version, () =>
           new McpActorsError(
             ErrorCode.HANDSHAKE_FAILED,
-            closed
+            transportState.closed
               ? `the transport to server "${config.name}" closed before the MCP initialize handshake finished${reported ? ` (${messageOf(reported)})` : ''}`
               : `the MCP initialize handshake with server "${config.name}" failed: ${messageOf(error)}`,
             { cause: reported ?? error, details },
@@ -157,7 +161,7 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
         );
         return;
       }
-      start.connected(connection, closed ? endedOf() : undefined);
+      start.connected(connection, transportState.closed ? endedOf() : undefined);
     })();
 
     return start.stop;
