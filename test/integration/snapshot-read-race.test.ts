@@ -63,11 +63,11 @@ describe('snapshots against a directory exchanged with a link to an outside fold
     });
     const objects = storedObjects(store.storeDir);
     await store.dispose();
-    expect(writes).toBeGreaterThan(150);
+    expect(writes).toBeGreaterThan(0);
     expect(taken + failed).toBe(150);
     expect(taken).toBeGreaterThan(0);
-    // The directory's own file was read, over and over: the race ran.
-    expect(objects).toMatch(/innocent \d+/);
+    // A file the attacker wrote was read (the tree began with "innocent 0"): the race ran.
+    expect(objects).toMatch(/innocent [1-9]/);
     expect(objects).not.toContain(SECRET);
   });
 
@@ -84,7 +84,6 @@ describe('snapshots against a directory exchanged with a link to an outside fold
     let [walks, sawD] = [0, 0];
     const leaked = new Set<string>();
     const writes = await underAttack(root, base, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 300)); // python is up and swapping
       for (; walks < 3_000; walks += 1) {
         const walk = await walkTree(root);
         if (walk.get('d')?.type === 'dir') sawD += 1;

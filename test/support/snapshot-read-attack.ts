@@ -23,15 +23,23 @@ export async function underAttack(root: string, base: string, work: () => Promis
   const stop = join(base, `stop-${++attacks}`);
   const attacker = spawn('python3', [ATTACKER, join(root, 'd'), join(root, 'alt'), file, stop], { stdio: ['ignore', 'pipe', 'inherit'] });
   let written = '';
-  attacker.stdout.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
-  const ended = new Promise((resolve) => attacker.once('exit', resolve));
+  const ended = new Promise<number | null>((resolve) => attacker.once('exit', resolve));
+  // The work starts once the attacker is swapping, however long python takes to start on a busy machine.
+  const ready = new Promise<void>((resolve, reject) => {
+    attacker.stdout.on('data', (chunk: Buffer) => {
+      written += chunk.toString('utf8');
+      if (written.startsWith('ready\n')) resolve();
+    });
+    void ended.then((code) => reject(new Error(`the attacker (swap-and-write.py) exited ${String(code)} before it was ready`)));
+  });
   try {
+    await ready;
     await work();
   } finally {
     writeFileSync(stop, '');
     await ended;
   }
-  return Number(written.trim());
+  return Number(written.slice('ready\n'.length).trim());
 }
 
 /**
