@@ -87,7 +87,9 @@ const cpuNs = (pid) => {
 const childPids = () => {
   try {
     const tasks = readdirSync(`/proc/${process.pid}/task`);
-    return new Set(tasks.flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number)));
+    return new Set(
+      tasks.flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number)),
+    );
   } catch {
     return new Set();
   }
@@ -141,7 +143,10 @@ const contenders = [
       const client = new McpClient({ name: 'fixture', command: process.execPath, args: [fixture], env: serverEnv('clientmeta') });
       await client.start();
       const options = { meta: { tenant: 'bench', org_id: 'bench' } };
-      return { call: async (message) => (await client.callTool('echo', { message }, options)).content[0].text, close: () => client.dispose() };
+      return {
+        call: async (message) => (await client.callTool('echo', { message }, options)).content[0].text,
+        close: () => client.dispose(),
+      };
     },
   },
   {
@@ -214,8 +219,11 @@ async function throughput() {
     // Alternate who goes first, so no contender always runs on a warmer (or busier) machine.
     const order = opened.map((_, i) => opened[(i + round) % opened.length]);
     for (const e of order) e.seq.push(await metered(() => sequential(e.contender.name, e.open, CALLS, e.made), CALLS, e.server, e.seqCpu));
-    for (const e of order) e.conc.push(await metered(() => concurrent(e.contender.name, e.open, CALLS, e.made), CALLS, e.server, e.concCpu));
-    log(`round ${round + 1}/${ROUNDS}: ${order.map((e) => `${e.contender.key} ${Math.round(e.seq.at(-1))}/${Math.round(e.conc.at(-1))}`).join(', ')}`);
+    for (const e of order)
+      e.conc.push(await metered(() => concurrent(e.contender.name, e.open, CALLS, e.made), CALLS, e.server, e.concCpu));
+    log(
+      `round ${round + 1}/${ROUNDS}: ${order.map((e) => `${e.contender.key} ${Math.round(e.seq.at(-1))}/${Math.round(e.conc.at(-1))}`).join(', ')}`,
+    );
   }
   for (const entry of opened) await entry.open.close();
   await sleep(300); // the fixtures write their counts as they exit
@@ -246,7 +254,16 @@ async function inProcess() {
   const input = { type: 'object', properties: { site: { type: 'string' } } };
   const roster = defineServer({
     name: 'roster',
-    tools: [defineTool({ name: 'list_shifts', domain: 'roster', category: 'read', description: 'read', input, call: (p, ctx) => ({ shifts: [`${ctx.tenant}:${p.site}`] }) })],
+    tools: [
+      defineTool({
+        name: 'list_shifts',
+        domain: 'roster',
+        category: 'read',
+        description: 'read',
+        input,
+        call: (p, ctx) => ({ shifts: [`${ctx.tenant}:${p.site}`] }),
+      }),
+    ],
   });
   const config = { skills: { roster: { mcp_servers: ['roster'] } }, actors: { clerk: { skills: ['roster'] } } };
   const measure = async (actor) => {
@@ -259,7 +276,8 @@ async function inProcess() {
       const start = performance.now();
       const outcome = await actor.call('roster/list_shifts', args);
       samples[i] = performance.now() - start;
-      if (outcome.status !== 'committed' || outcome.result.data.shifts[0] !== 'acme:north') throw new Error(`in-process call ended ${outcome.status}`);
+      if (outcome.status !== 'committed' || outcome.result.data.shifts[0] !== 'acme:north')
+        throw new Error(`in-process call ended ${outcome.status}`);
     }
     return { p50: percentile(samples, 0.5) * 1000, p99: percentile(samples, 0.99) * 1000 };
   };
@@ -391,7 +409,9 @@ async function inProcessAlone() {
 const startedAt = new Date();
 const load = loadavg()[0];
 const warnings = [];
-process.on('warning', (w) => warnings.push(w.name === 'MaxListenersExceededWarning' ? `${w.name} (${w.type} on ${w.emitter?.constructor?.name})` : w.name));
+process.on('warning', (w) =>
+  warnings.push(w.name === 'MaxListenersExceededWarning' ? `${w.name} (${w.type} on ${w.emitter?.constructor?.name})` : w.name),
+);
 log(`call-path benchmark: ${ROUNDS} rounds × ${CALLS} calls${SMOKE ? ' (smoke)' : ''}`);
 const rows = await throughput();
 log('in-process figures, after the stdio contenders');
@@ -426,7 +446,8 @@ const f0 = (x) => Math.round(x).toLocaleString('en-US');
 const f2 = (x) => x.toFixed(2);
 const verdict = (ok) => (ok ? 'met' : '**not met**');
 
-const wireRow = (r) => `${r.name}: ${(r.wire.toolsCall / r.wire.calls).toFixed(3)} tools/call per call, ${r.wire.cancelled} notifications/cancelled`;
+const wireRow = (r) =>
+  `${r.name}: ${(r.wire.toolsCall / r.wire.calls).toFixed(3)} tools/call per call, ${r.wire.cancelled} notifications/cancelled`;
 const lastPoint = long.points.at(-1);
 const firstPoint = long.points[0];
 const md = `# Benchmarks

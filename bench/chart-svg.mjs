@@ -28,8 +28,15 @@ export function chartSvg(rows, { inFlight }) {
       const value = g === 0 ? median(r.seq) : median(r.conc);
       const h = ((bottom - top) * value) / maxBar;
       const x = left.x + g * groupW + 10 + i * barW;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${(bottom - h).toFixed(1)}" width="${(barW - 4).toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[i % COLORS.length]}"/>`);
-      text((x + barW / 2 - 2).toFixed(1), (bottom - h - 4).toFixed(1), Math.round(value).toLocaleString('en-US'), 'font-size="10" text-anchor="middle"');
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${(bottom - h).toFixed(1)}" width="${(barW - 4).toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[i % COLORS.length]}"/>`,
+      );
+      text(
+        (x + barW / 2 - 2).toFixed(1),
+        (bottom - h - 4).toFixed(1),
+        Math.round(value).toLocaleString('en-US'),
+        'font-size="10" text-anchor="middle"',
+      );
     });
     text(left.x + g * groupW + groupW / 2, bottom + 18, label, 'text-anchor="middle"');
   });

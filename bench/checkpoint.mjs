@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const dist = process.env.MCP_ACTORS_DIST ? pathToFileURL(`${resolve(process.env.MCP_ACTORS_DIST)}/`).href : new URL('../dist/', import.meta.url).href;
+const dist = process.env.MCP_ACTORS_DIST
+  ? pathToFileURL(`${resolve(process.env.MCP_ACTORS_DIST)}/`).href
+  : new URL('../dist/', import.meta.url).href;
 const { CheckpointStore } = await import(new URL('sandbox/checkpoint-store.js', dist).href);
 const { walkTree } = await import(new URL('sandbox/tree-manifest.js', dist).href);
 const { probeConfinement } = await import(new URL('actors/confinement/probe.js', dist).href);
@@ -68,7 +70,7 @@ async function measure(count) {
     }
     stores.push(store);
     row.first = median(first);
-    if (process.env.BENCH_VERBOSE) console.error(`first checkpoint rounds (${count} files): ${first.map(ms).join(", ")}`);
+    if (process.env.BENCH_VERBOSE) console.error(`first checkpoint rounds (${count} files): ${first.map(ms).join(', ')}`);
 
     const walks = [];
     for (let round = 0; round < ROUNDS; round += 1) walks.push(await timed(() => walkTree(root)));
@@ -142,10 +144,25 @@ const rows = [];
 for (const count of SIZES) rows.push(await measure(count));
 
 console.log(`Checkpoint store, median of ${ROUNDS} rounds (first checkpoint: ${FIRST_ROUNDS}); Node ${process.version}\n`);
-console.log('| files | first checkpoint | walk only (lstat all) | checkpoint, 0 changed | 1 changed | 10 changed | 100 changed | 1 changed, hinted | 10 changed, hinted | changesSince, 10 changed | rollback of 10 changed | the same, confined | checkpoint after it | 1 changed, after reopen |');
+console.log(
+  '| files | first checkpoint | walk only (lstat all) | checkpoint, 0 changed | 1 changed | 10 changed | 100 changed | 1 changed, hinted | 10 changed, hinted | changesSince, 10 changed | rollback of 10 changed | the same, confined | checkpoint after it | 1 changed, after reopen |',
+);
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const row of rows) {
-  const cells = [row.first, row.walk, row.changed0, row.changed1, row.changed10, row.changed100, row.hinted1, row.hinted10, row.since10, row.rollback10,
-    row.confinedRollback10, row.afterConfined, row.reopened1];
+  const cells = [
+    row.first,
+    row.walk,
+    row.changed0,
+    row.changed1,
+    row.changed10,
+    row.changed100,
+    row.hinted1,
+    row.hinted10,
+    row.since10,
+    row.rollback10,
+    row.confinedRollback10,
+    row.afterConfined,
+    row.reopened1,
+  ];
   console.log(`| ${row.files.toLocaleString('en')} | ${cells.map(ms).join(' | ')} |`);
 }

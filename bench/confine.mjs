@@ -38,7 +38,12 @@ if (!probe.available) {
 const root = mkdtempSync(join(tmpdir(), 'mcp-actors-bench-confine-'));
 const servers = [
   { name: 'fixture', make: (confine) => ({ ...fixtureServerConfig({ name: 'fixture' }), confine }), tool: 'echo', args: { message: 'hi' } },
-  { name: 'filesystem', make: (confine) => ({ ...referenceServerConfig('filesystem', { args: [root] }), confine }), tool: 'list_allowed_directories', args: {} },
+  {
+    name: 'filesystem',
+    make: (confine) => ({ ...referenceServerConfig('filesystem', { args: [root] }), confine }),
+    tool: 'list_allowed_directories',
+    args: {},
+  },
 ];
 const setting = (confined) => (confined ? { root } : false);
 
@@ -87,7 +92,9 @@ function stdioPath() {
     };
     walk(bwrap);
     const same = leaves.every((leaf) => fds(leaf) === outer);
-    return same ? `direct (the server's fds 0/1 are the host's ${outer})` : `RELAYED (bwrap ${outer}, server ${leaves.map(fds).join(', ')})`;
+    return same
+      ? `direct (the server's fds 0/1 are the host's ${outer})`
+      : `RELAYED (bwrap ${outer}, server ${leaves.map(fds).join(', ')})`;
   }
   return 'unknown (no bwrap child found)';
 }
@@ -124,8 +131,12 @@ try {
 
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const verdict = (ok) => (ok ? 'MEETS' : 'MISSES');
-console.log(`confinement (bubblewrap at ${probe.bwrap}): ${CALLS} sequential calls per spawn, alternating rounds, median of per-round ratios`);
-console.log(`  load average at the end: ${load} (on ${(await import('node:os')).availableParallelism()} cores); stdio path when confined: ${stdio}`);
+console.log(
+  `confinement (bubblewrap at ${probe.bwrap}): ${CALLS} sequential calls per spawn, alternating rounds, median of per-round ratios`,
+);
+console.log(
+  `  load average at the end: ${load} (on ${(await import('node:os')).availableParallelism()} cores); stdio path when confined: ${stdio}`,
+);
 for (const row of results) {
   const range = (r) => `${r[0].toFixed(2)}-${r[1].toFixed(2)}`;
   console.log(

@@ -12,20 +12,51 @@ const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const self = new Map();
-const dt = p.timeDeltas; let total = 0;
-for (let i = 0; i < p.samples.length; i++) { const d = dt[i] ?? 0; total += d; self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + d); }
-const key = (n) => `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*\/(node_modules|pipeline)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
-const selfBy = new Map(), totalBy = new Map();
-for (const [id, t] of self) {
-  const n = byId.get(id); selfBy.set(key(n), (selfBy.get(key(n)) ?? 0) + t);
-  const seen = new Set(); let cur = id;
-  while (cur !== undefined) { const k = key(byId.get(cur)); if (!seen.has(k)) { seen.add(k); totalBy.set(k, (totalBy.get(k) ?? 0) + t); } cur = parent.get(cur); }
+const dt = p.timeDeltas;
+let total = 0;
+for (let i = 0; i < p.samples.length; i++) {
+  const d = dt[i] ?? 0;
+  total += d;
+  self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + d);
 }
-const pct = (t) => (100 * t / total).toFixed(1).padStart(5) + '%';
+const key = (n) =>
+  `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*\/(node_modules|pipeline)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+const selfBy = new Map(),
+  totalBy = new Map();
+for (const [id, t] of self) {
+  const n = byId.get(id);
+  selfBy.set(key(n), (selfBy.get(key(n)) ?? 0) + t);
+  const seen = new Set();
+  let cur = id;
+  while (cur !== undefined) {
+    const k = key(byId.get(cur));
+    if (!seen.has(k)) {
+      seen.add(k);
+      totalBy.set(k, (totalBy.get(k) ?? 0) + t);
+    }
+    cur = parent.get(cur);
+  }
+}
+const pct = (t) => ((100 * t) / total).toFixed(1).padStart(5) + '%';
 console.log('total ms', (total / 1000).toFixed(0));
-console.log('--- self'); [...selfBy].sort((a, b) => b[1] - a[1]).slice(0, +topN).forEach(([k, t]) => console.log(pct(t), k));
-console.log('--- total'); [...totalBy].sort((a, b) => b[1] - a[1]).slice(0, +topN).forEach(([k, t]) => console.log(pct(t), k));
+console.log('--- self');
+[...selfBy]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, +topN)
+  .forEach(([k, t]) => console.log(pct(t), k));
+console.log('--- total');
+[...totalBy]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, +topN)
+  .forEach(([k, t]) => console.log(pct(t), k));
 // by file
 const byFile = new Map();
-for (const [id, t] of self) { const u = byId.get(id).callFrame.url.replace(/^.*\/(node_modules|pipeline)\//, '$1/') || '(native)'; byFile.set(u, (byFile.get(u) ?? 0) + t); }
-console.log('--- self by file'); [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 30).forEach(([k, t]) => console.log(pct(t), k));
+for (const [id, t] of self) {
+  const u = byId.get(id).callFrame.url.replace(/^.*\/(node_modules|pipeline)\//, '$1/') || '(native)';
+  byFile.set(u, (byFile.get(u) ?? 0) + t);
+}
+console.log('--- self by file');
+[...byFile]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 30)
+  .forEach(([k, t]) => console.log(pct(t), k));

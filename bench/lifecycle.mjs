@@ -145,10 +145,30 @@ rows.push(['stop(), request to no process left (fixture)', ms(median(stops)), '-
     parOurs.push(await concurrentCalls(oursCall));
   }
   const mid = (xs, key) => median(xs.map((x) => x[key]));
-  rows.push(['echo, sequential calls/s', mid(seqOurs, 'perSecond').toFixed(0), mid(seqRaw, 'perSecond').toFixed(0), (mid(seqOurs, 'perSecond') / mid(seqRaw, 'perSecond')).toFixed(2)]);
-  rows.push(['echo, sequential p50', us(mid(seqOurs, 'p50')), us(mid(seqRaw, 'p50')), (mid(seqOurs, 'p50') / mid(seqRaw, 'p50')).toFixed(2)]);
-  rows.push(['echo, sequential p99', us(mid(seqOurs, 'p99')), us(mid(seqRaw, 'p99')), (mid(seqOurs, 'p99') / mid(seqRaw, 'p99')).toFixed(2)]);
-  rows.push(['echo, 16 in flight, calls/s', median(parOurs).toFixed(0), median(parRaw).toFixed(0), (median(parOurs) / median(parRaw)).toFixed(2)]);
+  rows.push([
+    'echo, sequential calls/s',
+    mid(seqOurs, 'perSecond').toFixed(0),
+    mid(seqRaw, 'perSecond').toFixed(0),
+    (mid(seqOurs, 'perSecond') / mid(seqRaw, 'perSecond')).toFixed(2),
+  ]);
+  rows.push([
+    'echo, sequential p50',
+    us(mid(seqOurs, 'p50')),
+    us(mid(seqRaw, 'p50')),
+    (mid(seqOurs, 'p50') / mid(seqRaw, 'p50')).toFixed(2),
+  ]);
+  rows.push([
+    'echo, sequential p99',
+    us(mid(seqOurs, 'p99')),
+    us(mid(seqRaw, 'p99')),
+    (mid(seqOurs, 'p99') / mid(seqRaw, 'p99')).toFixed(2),
+  ]);
+  rows.push([
+    'echo, 16 in flight, calls/s',
+    median(parOurs).toFixed(0),
+    median(parRaw).toFixed(0),
+    (median(parOurs) / median(parRaw)).toFixed(2),
+  ]);
   await ours.dispose();
   await raw.close();
 }

@@ -60,7 +60,9 @@ function labelOf(pid, comm) {
 /** VmRSS of `pid` in bytes, or undefined when it ended (or has none: a kernel thread). */
 export function vmRss(pid) {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
     return line ? Number(line.split(/\s+/)[1]) * 1024 : undefined;
   } catch {
     return undefined;

@@ -18,8 +18,22 @@ const input = { type: 'object', properties: { site: { type: 'string' } } };
 const roster = defineServer({
   name: 'roster',
   tools: [
-    defineTool({ name: 'list_shifts', domain: 'roster', category: 'read', description: 'read', input, call: (p, ctx) => shifts(ctx.tenant, p.site) }),
-    defineTool({ name: 'assign_shift', domain: 'roster', category: 'execute', description: 'write', input, call: (p, ctx) => shifts(ctx.tenant, p.site) }),
+    defineTool({
+      name: 'list_shifts',
+      domain: 'roster',
+      category: 'read',
+      description: 'read',
+      input,
+      call: (p, ctx) => shifts(ctx.tenant, p.site),
+    }),
+    defineTool({
+      name: 'assign_shift',
+      domain: 'roster',
+      category: 'execute',
+      description: 'write',
+      input,
+      call: (p, ctx) => shifts(ctx.tenant, p.site),
+    }),
   ],
 });
 

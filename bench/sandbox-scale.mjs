@@ -45,7 +45,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { descendants, vmRss } from './process-tree.mjs';
 import { generatedRepository, pickFiles } from './sandbox-trees.mjs';
 
-const dist = process.env.MCP_ACTORS_DIST ? pathToFileURL(`${resolve(process.env.MCP_ACTORS_DIST)}/`).href : new URL('../dist/', import.meta.url).href;
+const dist = process.env.MCP_ACTORS_DIST
+  ? pathToFileURL(`${resolve(process.env.MCP_ACTORS_DIST)}/`).href
+  : new URL('../dist/', import.meta.url).href;
 const { createRuntime, probeConfinement } = await import(new URL('index.js', dist).href);
 const { referenceServerPath } = await import(new URL('testing/index.js', dist).href);
 const { rollbackBoxArgs } = await import(new URL('sandbox/confined-rollback.js', dist).href);
@@ -53,7 +55,10 @@ const { rollbackBoxArgs } = await import(new URL('sandbox/confined-rollback.js',
 const argv = process.argv.slice(2);
 const flag = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const OUT = flag('out') ?? process.env.BENCH_OUT;
-const SIZES = (flag('sizes') ?? process.env.BENCH_SIZES ?? '1000,10000,babel').split(',').map((s) => s.trim()).filter(Boolean);
+const SIZES = (flag('sizes') ?? process.env.BENCH_SIZES ?? '1000,10000,babel')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const READY_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALL_ROUNDS = Number(process.env.BENCH_CALL_ROUNDS ?? 6);
 const CALLS = Number(process.env.BENCH_CALLS ?? 25);
@@ -171,7 +176,8 @@ async function oursReadyRound(repo, picks, full) {
     Object.assign(row, { ready: t3 - t0, createSandbox: t1 - t0, activate: t2 - t1, firstCall: t3 - t2 });
     if (full) {
       const before = actor.checkpoints().at(-1)?.id;
-      for (const path of picks.write) committed(await actor.call('files/write_file', { path, content: content('ours') }), `write_file ${path}`);
+      for (const path of picks.write)
+        committed(await actor.call('files/write_file', { path, content: content('ours') }), `write_file ${path}`);
       const t4 = now();
       await actor.rollback(before);
       row.firstRollback = now() - t4;
@@ -203,7 +209,9 @@ async function workerStart(root) {
   const store = mkdtempSync(join(tmpdir(), 'sandbox-scale-store-'));
   try {
     const t0 = now();
-    const child = spawn(probe.bwrap, [...rollbackBoxArgs(root, store), '--', process.execPath, '-e', "process.stdout.write('up\\n')"], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(probe.bwrap, [...rollbackBoxArgs(root, store), '--', process.execPath, '-e', "process.stdout.write('up\\n')"], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise((done) => child.once('exit', done));
@@ -307,9 +315,16 @@ async function steadyRounds(repo, picks) {
         },
       },
       raw: {
-        write: async (path) => answered(await raw.client.callTool({ name: 'write_file', arguments: { path: join(tree.dir, path), content: content('raw') } }), `raw write_file ${path}`),
+        write: async (path) =>
+          answered(
+            await raw.client.callTool({ name: 'write_file', arguments: { path: join(tree.dir, path), content: content('raw') } }),
+            `raw write_file ${path}`,
+          ),
         read: async (path) => {
-          const result = answered(await raw.client.callTool({ name: 'read_text_file', arguments: { path: join(tree.dir, path) } }), `raw read_text_file ${path}`);
+          const result = answered(
+            await raw.client.callTool({ name: 'read_text_file', arguments: { path: join(tree.dir, path) } }),
+            `raw read_text_file ${path}`,
+          );
           if (!result.content[0].text) throw new Error(`raw read_text_file ${path} answered nothing`);
         },
       },
@@ -355,7 +370,8 @@ async function steadyRounds(repo, picks) {
           t0 = now();
           await actor.rollback(before);
           changes.rollback.push(now() - t0);
-          if (readFileSync(join(sandbox.root, picks.write[0]), 'utf8') === expected) throw new Error('actor.rollback() left the last write in place');
+          if (readFileSync(join(sandbox.root, picks.write[0]), 'utf8') === expected)
+            throw new Error('actor.rollback() left the last write in place');
         } else {
           let t0 = now();
           const patch = (await git(tree.dir, ['diff', 'HEAD'])).stdout;
@@ -363,7 +379,8 @@ async function steadyRounds(repo, picks) {
           t0 = now();
           const status = (await git(tree.dir, ['status', '--porcelain', '-uall'])).stdout.trim().split('\n');
           changes.gitStatus.push(now() - t0);
-          if (!patch.includes(picks.write[0]) || status.length !== CHANGED) throw new Error(`git saw ${status.length} changed files, not ${CHANGED}`);
+          if (!patch.includes(picks.write[0]) || status.length !== CHANGED)
+            throw new Error(`git saw ${status.length} changed files, not ${CHANGED}`);
           t0 = now();
           await git(tree.dir, ['checkout', '-q', 'HEAD', '--', ...picks.write]);
           changes.gitCheckout.push(now() - t0);
@@ -388,7 +405,8 @@ async function measureTree(name, repo) {
   await git(repo, ['update-index', '-q', '--refresh']).catch(() => undefined);
   const head = (await git(repo, ['rev-parse', '--short=10', 'HEAD'])).stdout.trim();
   const hostStatus = (await git(repo, ['status', '--porcelain'])).stdout.trim();
-  if (hostStatus !== '') problems.push(`${name}: the host checkout was not clean before the run (${hostStatus.split('\n').length} entries in git status)`);
+  if (hostStatus !== '')
+    problems.push(`${name}: the host checkout was not clean before the run (${hostStatus.split('\n').length} entries in git status)`);
 
   const clean = await readyRounds(repo, picks, READY_ROUNDS, true, 'ready, clean');
   dirty(repo, picks.dirty);
@@ -403,7 +421,8 @@ async function measureTree(name, repo) {
 }
 
 // ---- the report ---------------------------------------------------------------------------------
-const msText = (x) => (x === undefined || Number.isNaN(x) ? 'n/a' : x >= 100 ? `${Math.round(x).toLocaleString('en')} ms` : `${x.toFixed(1)} ms`);
+const msText = (x) =>
+  x === undefined || Number.isNaN(x) ? 'n/a' : x >= 100 ? `${Math.round(x).toLocaleString('en')} ms` : `${x.toFixed(1)} ms`;
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const ratioText = (x) => (x === undefined || !Number.isFinite(x) ? '—' : `${x < 0.1 ? x.toPrecision(2) : x.toFixed(2)}×`);
 const verdict = (ok) => (ok === undefined ? '—' : ok ? 'PASS' : 'MISS');
@@ -442,7 +461,11 @@ function treeTable(result) {
     const kind = kinds.get(name) ?? { count: 0, rss: 0 };
     kinds.set(name, { count: kind.count + 1, rss: kind.rss + rss });
   }
-  const children = [...kinds].sort((a, b) => b[1].rss - a[1].rss).map(([name, k]) => `${k.count > 1 ? `${k.count} × ` : ''}${name} ${mib(k.rss)}`).join(', ') || 'none';
+  const children =
+    [...kinds]
+      .sort((a, b) => b[1].rss - a[1].rss)
+      .map(([name, k]) => `${k.count > 1 ? `${k.count} × ` : ''}${name} ${mib(k.rss)}`)
+      .join(', ') || 'none';
   const serverRss = median(pick(clean, 'floor', 'serverRss'));
   const rows = [
     readyRow('ready, clean host', result.clean),
@@ -482,7 +505,9 @@ const loadNow = () => {
   try {
     return readFileSync('/proc/loadavg', 'utf8').trim().split(' ').slice(0, 3).join(' ');
   } catch {
-    return loadavg().map((x) => x.toFixed(2)).join(' ');
+    return loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
   }
 };
 
@@ -523,7 +548,9 @@ if (left.length > 0) {
     remaining = descendants().filter((child) => left.some((l) => l.pid === child.pid));
   }
   const stayed = remaining.length > 0 ? 'still running 15 s after it' : `gone ${((now() - lastShutdown) / 1000).toFixed(1)} s after it`;
-  problems.push(`running 0.5 s after the last runtime.shutdown() returned: ${left.map((child) => `${child.name} (pid ${child.pid}, ${mib(child.rss)})`).join(', ')}; ${stayed}`);
+  problems.push(
+    `running 0.5 s after the last runtime.shutdown() returned: ${left.map((child) => `${child.name} (pid ${child.pid}, ${mib(child.rss)})`).join(', ')}; ${stayed}`,
+  );
 }
 
 const markdown = [

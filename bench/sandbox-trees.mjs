@@ -25,10 +25,56 @@ export function random(seed) {
   };
 }
 
-const WORDS = ['const', 'value', 'return', 'import', 'export', 'function', 'node', 'path', 'scope', 'state', 'parse', 'token',
-  'visit', 'plugin', 'options', 'result', 'config', 'module', 'default', 'string', 'number', 'array', 'object', 'error',
-  'throw', 'async', 'await', 'yield', 'class', 'extends', 'super', 'this', 'type', 'interface', 'generic', 'assert'];
-const TEXT_EXTENSIONS = [['ts', 30], ['js', 25], ['json', 8], ['md', 8], ['txt', 4], ['css', 5], ['html', 4], ['yml', 4], ['snap', 6], ['mjs', 6]];
+const WORDS = [
+  'const',
+  'value',
+  'return',
+  'import',
+  'export',
+  'function',
+  'node',
+  'path',
+  'scope',
+  'state',
+  'parse',
+  'token',
+  'visit',
+  'plugin',
+  'options',
+  'result',
+  'config',
+  'module',
+  'default',
+  'string',
+  'number',
+  'array',
+  'object',
+  'error',
+  'throw',
+  'async',
+  'await',
+  'yield',
+  'class',
+  'extends',
+  'super',
+  'this',
+  'type',
+  'interface',
+  'generic',
+  'assert',
+];
+const TEXT_EXTENSIONS = [
+  ['ts', 30],
+  ['js', 25],
+  ['json', 8],
+  ['md', 8],
+  ['txt', 4],
+  ['css', 5],
+  ['html', 4],
+  ['yml', 4],
+  ['snap', 6],
+  ['mjs', 6],
+];
 const BINARY_EXTENSIONS = ['png', 'woff2', 'bin'];
 export const TEXT_FILE = /\.(ts|js|mjs|cjs|json|md|txt|css|html|yml|snap)$/;
 
@@ -104,7 +150,18 @@ export function generatedRepository(cacheDir, count, log = () => {}) {
   generate(root, count);
   git(root, ['init', '-q']);
   git(root, ['add', '-A']);
-  git(root, ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', `generated tree of ${count} files`]);
+  git(root, [
+    '-c',
+    'user.name=bench',
+    '-c',
+    'user.email=bench@localhost',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '-q',
+    '-m',
+    `generated tree of ${count} files`,
+  ]);
   writeFileSync(done, `${new Date().toISOString()}\n`);
   log(`  made in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return root;
@@ -115,7 +172,10 @@ export function generatedRepository(cacheDir, count, log = () => {}) {
  * distinct paths for each purpose asked, none shared between purposes.
  */
 export function pickFiles(repo, wants) {
-  const tracked = git(repo, ['ls-files', '-z']).split('\0').filter((path) => TEXT_FILE.test(path)).sort();
+  const tracked = git(repo, ['ls-files', '-z'])
+    .split('\0')
+    .filter((path) => TEXT_FILE.test(path))
+    .sort();
   const rand = random(TREE_SEED);
   const taken = new Set();
   const picks = {};

@@ -19,7 +19,16 @@ const median = (xs) => percentile(xs, 0.5);
 const input = { type: 'object', properties: { site: { type: 'string' } } };
 const roster = defineServer({
   name: 'roster',
-  tools: [defineTool({ name: 'list_shifts', domain: 'roster', category: 'read', description: 'read', input, call: (p, ctx) => ({ shifts: [`${ctx.tenant}:${p.site}`] }) })],
+  tools: [
+    defineTool({
+      name: 'list_shifts',
+      domain: 'roster',
+      category: 'read',
+      description: 'read',
+      input,
+      call: (p, ctx) => ({ shifts: [`${ctx.tenant}:${p.site}`] }),
+    }),
+  ],
 });
 const config = { skills: { roster: { mcp_servers: ['roster'] } }, actors: { clerk: { skills: ['roster'] } } };
 
@@ -37,7 +46,8 @@ async function samples(actor, n) {
     const start = performance.now();
     const outcome = await actor.call('roster/list_shifts', args);
     out[i] = performance.now() - start;
-    if (outcome.status !== 'committed' || outcome.result.data.shifts[0] !== 'acme:north') throw new Error(`call ended ${outcome.status}: ${outcome.error?.message}`);
+    if (outcome.status !== 'committed' || outcome.result.data.shifts[0] !== 'acme:north')
+      throw new Error(`call ended ${outcome.status}: ${outcome.error?.message}`);
   }
   return out;
 }
@@ -59,6 +69,8 @@ for (let round = 0; round < ROUNDS; round += 1) {
 }
 for (const [k, o] of kinds) {
   if (k === 'machine' && o.events() === 0) throw new Error('the inspection observer saw nothing');
-  console.log(`${k}: p50 ${median(p50[k]).toFixed(2)} µs (rounds ${p50[k].map((x) => x.toFixed(1)).join(' ')}), p99 ${median(p99[k]).toFixed(1)} µs`);
+  console.log(
+    `${k}: p50 ${median(p50[k]).toFixed(2)} µs (rounds ${p50[k].map((x) => x.toFixed(1)).join(' ')}), p99 ${median(p99[k]).toFixed(1)} µs`,
+  );
   await o.runtime.shutdown();
 }

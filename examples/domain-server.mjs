@@ -8,7 +8,9 @@ export const roster = defineServer({
   name: 'roster',
   tools: [
     defineTool({
-      name: 'roster_list_shifts', domain: 'roster', category: 'read',
+      name: 'roster_list_shifts',
+      domain: 'roster',
+      category: 'read',
       description: 'Shifts from a date on',
       input: { type: 'object', properties: { date_from: { type: 'string', format: 'date' } }, required: ['date_from'] },
       call: (params, ctx) => ({ shifts: (shifts[ctx.tenant] ?? []).filter((s) => s.date >= params.date_from) }), // tenant from ctx, never from params

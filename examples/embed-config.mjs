@@ -41,7 +41,12 @@ const runtime = await createRuntime({
 try {
   const sandbox = await runtime.createSandbox(project);
   const editor = await runtime.activate('editor', { tenant: 'acme', sandbox });
-  console.log(editor.tools().map((tool) => `${tool.name} (${tool.category})`).join(', '));
+  console.log(
+    editor
+      .tools()
+      .map((tool) => `${tool.name} (${tool.category})`)
+      .join(', '),
+  );
 
   const read = await editor.call('files/read_text_file', { path: 'notes.md' }); // a read tool: nobody is asked
   for (const block of read.result?.content ?? []) if (block.type === 'text') console.log(`notes.md says: ${block.text.trim()}`);

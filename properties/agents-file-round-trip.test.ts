@@ -30,9 +30,17 @@ const common = fc.record(
     idle_stop_ms: fc.nat({ max: 1_000_000 }),
     trusted: fc.boolean(),
     backoff: fc
-      .record({ initial_ms: fc.nat({ max: 10_000 }), extra: fc.nat({ max: 10_000 }), factor: fc.double({ min: 1, max: 5, noNaN: true }), jitter: fc.double({ min: 0, max: 1, noNaN: true }) })
+      .record({
+        initial_ms: fc.nat({ max: 10_000 }),
+        extra: fc.nat({ max: 10_000 }),
+        factor: fc.double({ min: 1, max: 5, noNaN: true }),
+        jitter: fc.double({ min: 0, max: 1, noNaN: true }),
+      })
       .map(({ initial_ms, extra, factor, jitter }) => ({ initial_ms, max_ms: initial_ms + extra, factor, jitter })),
-    roots: fc.array(text.map((s) => `/${s}`), { maxLength: 2 }),
+    roots: fc.array(
+      text.map((s) => `/${s}`),
+      { maxLength: 2 },
+    ),
   },
   { requiredKeys: [] },
 );
@@ -48,7 +56,9 @@ const stdio = fc.record(
 );
 const http = fc.record(
   {
-    url: fc.tuple(fc.integer({ min: 1, max: 65535 }), fc.stringMatching(/^[a-z0-9/]{0,8}$/)).map(([port, path]) => `http://127.0.0.1:${port}/${path}`),
+    url: fc
+      .tuple(fc.integer({ min: 1, max: 65535 }), fc.stringMatching(/^[a-z0-9/]{0,8}$/))
+      .map(([port, path]) => `http://127.0.0.1:${port}/${path}`),
     transport: fc.constantFrom('sse', 'streamable-http'),
     headers: fc.dictionary(headerName, headerValue, { maxKeys: 2 }),
   },
@@ -93,7 +103,9 @@ describe('agents.yaml written by the editing commands', () => {
         ];
         const written = applyYamlEdits(STARTER_FILE, edits);
         expect(parse(written)).toEqual({ ...data, tools: null });
-        expect(parseAgentsConfig(written, { env: {}, baseDir: BASE_DIR })).toEqual(agentsConfigFromObject(data, { env: {}, baseDir: BASE_DIR }));
+        expect(parseAgentsConfig(written, { env: {}, baseDir: BASE_DIR })).toEqual(
+          agentsConfigFromObject(data, { env: {}, baseDir: BASE_DIR }),
+        );
         for (const line of STARTER_FILE.split('\n').filter((l) => l.trimStart().startsWith('#'))) expect(written).toContain(line);
       }),
       { numRuns: 150 },
@@ -105,8 +117,14 @@ describe('agents.yaml written by the editing commands', () => {
       fc.property(file, (data) => {
         fc.pre(accepted(data));
         const names = Object.keys(data.servers);
-        const added = applyYamlEdits(STARTER_FILE, names.map((key): YamlEdit => ({ op: 'set', path: ['servers', key], value: data.servers[key] })));
-        const removed = applyYamlEdits(added, names.map((key): YamlEdit => ({ op: 'delete', path: ['servers', key] })));
+        const added = applyYamlEdits(
+          STARTER_FILE,
+          names.map((key): YamlEdit => ({ op: 'set', path: ['servers', key], value: data.servers[key] })),
+        );
+        const removed = applyYamlEdits(
+          added,
+          names.map((key): YamlEdit => ({ op: 'delete', path: ['servers', key] })),
+        );
         // The emptied section reads `servers: {}`; everything else is the starter, byte for byte.
         expect(removed.replace('servers: {}\n', 'servers:\n')).toBe(STARTER_FILE);
       }),

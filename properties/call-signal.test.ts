@@ -15,9 +15,15 @@ describe('linkCallSignal', () => {
       fc.property(
         fc.integer({ min: 0, max: 3 }),
         fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-        fc.array(fc.oneof(fc.record({ kind: fc.constant('abort' as const), source: fc.integer({ min: 0, max: 3 }) }), fc.constant<Step>({ kind: 'unlink' })), {
-          maxLength: 8,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant('abort' as const), source: fc.integer({ min: 0, max: 3 }) }),
+            fc.constant<Step>({ kind: 'unlink' }),
+          ),
+          {
+            maxLength: 8,
+          },
+        ),
         (count, preAborted, steps) => {
           const sources = Array.from({ length: count }, (_, i) => {
             const controller = new AbortController();

@@ -33,10 +33,9 @@ const overrideValues: fc.Arbitrary<CapabilityOverrides> = fc
     { requiredKeys: [] },
   )
   .filter((values) => overrideProblems(values, 'x').length === 0);
-const overrideBlocks = fc.array(
-  fc.record({ at: fc.constantFrom('tools.t.overrides', 'skills.s.tools.t'), values: overrideValues }),
-  { maxLength: 3 },
-);
+const overrideBlocks = fc.array(fc.record({ at: fc.constantFrom('tools.t.overrides', 'skills.s.tools.t'), values: overrideValues }), {
+  maxLength: 3,
+});
 const input: fc.Arbitrary<InferenceInput> = fc.record({
   toolName,
   annotations: fc.option(annotations, { nil: undefined }),

@@ -12,7 +12,12 @@ import { CheckpointStore } from '../src/sandbox/checkpoint-store.js';
 import { snapshotTree } from '../test/support/tree-snapshot.js';
 import { applyTreeOp, tempDirs, treeOps, type TreeOp } from '../test/support/tree-ops.js';
 
-const op = treeOps({ maxBytes: 16, modes: [0o600, 0o644, 0o700, 0o755, 0o444, 0o750, 0o2755], targets: ['a', '../a', 'b/c', '/nonexistent/path', '.'], moveWeight: 2 });
+const op = treeOps({
+  maxBytes: 16,
+  modes: [0o600, 0o644, 0o700, 0o755, 0o444, 0o750, 0o2755],
+  targets: ['a', '../a', 'b/c', '/nonexistent/path', '.'],
+  moveWeight: 2,
+});
 const tempDir = tempDirs();
 
 /**
@@ -26,7 +31,9 @@ function applyAll(roots: readonly string[], steps: readonly TreeOp[]): string[] 
 }
 
 function manifestOf(store: CheckpointStore, id: string): string | undefined {
-  const file = JSON.parse(readFileSync(join(store.storeDir, 'checkpoints.json'), 'utf8')) as { checkpoints: { id: string; manifest: string }[] };
+  const file = JSON.parse(readFileSync(join(store.storeDir, 'checkpoints.json'), 'utf8')) as {
+    checkpoints: { id: string; manifest: string }[];
+  };
   return file.checkpoints.find((c) => c.id === id)?.manifest;
 }
 

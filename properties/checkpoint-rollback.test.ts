@@ -12,7 +12,12 @@ import { CheckpointStore, RollbackStep } from '../src/sandbox/checkpoint-store.j
 import { snapshotTree, type TreeEntry } from '../test/support/tree-snapshot.js';
 import { applyTreeOp, tempDirs, treeOps, type TreeOp } from '../test/support/tree-ops.js';
 
-const op = treeOps({ maxBytes: 48, modes: [0o600, 0o640, 0o644, 0o700, 0o755, 0o444, 0o711, 0o750, 0o555, 0o2755], targets: ['a', '../a', 'b/c', '/nonexistent/path', '.', 'c d', '..'], moveWeight: 1 });
+const op = treeOps({
+  maxBytes: 48,
+  modes: [0o600, 0o640, 0o644, 0o700, 0o755, 0o444, 0o711, 0o750, 0o555, 0o2755],
+  targets: ['a', '../a', 'b/c', '/nonexistent/path', '.', 'c d', '..'],
+  moveWeight: 1,
+});
 const tempDir = tempDirs();
 
 /** Applies `step` to the tree at `root`; a chmod of a directory keeps it enterable. */

@@ -38,16 +38,15 @@ const validCommon = {
   restart: fc.constantFrom(...RESTART_POLICIES),
   maxRestarts: fc.nat({ max: 20 }),
   periodMs: timer,
-  backoff: fc
-    .record(
-      {
-        initialMs: fc.nat({ max: 1000 }),
-        maxMs: fc.integer({ min: 1000, max: 100_000 }),
-        factor: fc.double({ min: 1, max: 4, noNaN: true }),
-        jitter: fc.double({ min: 0, max: 1, noNaN: true }),
-      },
-      { requiredKeys: [] },
-    ),
+  backoff: fc.record(
+    {
+      initialMs: fc.nat({ max: 1000 }),
+      maxMs: fc.integer({ min: 1000, max: 100_000 }),
+      factor: fc.double({ min: 1, max: 4, noNaN: true }),
+      jitter: fc.double({ min: 0, max: 1, noNaN: true }),
+    },
+    { requiredKeys: [] },
+  ),
   startTimeoutMs: fc.integer({ min: 1, max: 100_000 }),
   callTimeoutMs: fc.integer({ min: 1, max: 100_000 }),
   shutdownTimeoutMs: timer,
@@ -147,7 +146,10 @@ describe('the snake_case / camelCase key map (properties)', () => {
       fc.property(record, record, (env, headers) => {
         const envBefore = structuredClone({ ...env });
         const headersBefore = structuredClone({ ...headers });
-        const mapped = fromApiKeys({ name: 'x', env, headers, maxRestarts: 1 }, serverConfigSchema, 'camelCase').value as Record<string, unknown>;
+        const mapped = fromApiKeys({ name: 'x', env, headers, maxRestarts: 1 }, serverConfigSchema, 'camelCase').value as Record<
+          string,
+          unknown
+        >;
         expect(Object.keys(mapped.env as object)).toEqual(Object.keys(envBefore));
         expect(Object.keys(mapped.headers as object)).toEqual(Object.keys(headersBefore));
         expect({ ...(mapped.env as object) }).toEqual(envBefore);

@@ -38,12 +38,20 @@ const scriptArb = fc.record({
 type ScriptCase = typeof scriptArb extends fc.Arbitrary<infer T> ? T : never;
 
 function steps(script: ScriptCase, caller: AbortController): ToolCallSteps {
-  const ok: ToolResult = { success: true, content: [{ type: 'text', text: 'ok' }], data: { n: 1 }, error: undefined, errorCode: undefined, durationMs: 0 };
+  const ok: ToolResult = {
+    success: true,
+    content: [{ type: 'text', text: 'ok' }],
+    data: { n: 1 },
+    error: undefined,
+    errorCode: undefined,
+    durationMs: 0,
+  };
   return {
     authorize: () => {
       if (script.authorize === 'throw') throw new Error('policy crashed');
       if (script.authorize === 'deny') return { allowed: false, rule: 'permissions.execute: deny', reason: 'denied' };
-      if (script.authorize === 'deny-tenant') return { allowed: false, rule: 'tenant', reason: 'tenant argument', code: ErrorCode.TENANT_ARGUMENT };
+      if (script.authorize === 'deny-tenant')
+        return { allowed: false, rule: 'tenant', reason: 'tenant argument', code: ErrorCode.TENANT_ARGUMENT };
       return { allowed: true };
     },
     acquireLock: () => {
@@ -76,7 +84,8 @@ function steps(script: ScriptCase, caller: AbortController): ToolCallSteps {
       }
       if (script.invoke === 'throw') return Promise.reject(new Error('adapter crashed'));
       if (script.invoke === 'mcp-error') return Promise.reject(new McpActorsError(ErrorCode.CONNECTION_LOST, 'server went away'));
-      if (script.invoke === 'tool-error') return Promise.resolve({ ...ok, success: false, error: 'server error: no', errorCode: 'SERVER_ERROR' as const });
+      if (script.invoke === 'tool-error')
+        return Promise.resolve({ ...ok, success: false, error: 'server error: no', errorCode: 'SERVER_ERROR' as const });
       return Promise.resolve(ok);
     },
     rewriteResult: (_input, result) => {
@@ -86,13 +95,18 @@ function steps(script: ScriptCase, caller: AbortController): ToolCallSteps {
     commit: () => {
       if (script.commit === 'throw') return Promise.reject(new Error('commit crashed'));
       if (script.commit === 'violation') {
-        return Promise.resolve({ ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'wrote x'), changes: [{ path: 'x', kind: 'added' }] });
+        return Promise.resolve({
+          ok: false,
+          violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'wrote x'),
+          changes: [{ path: 'x', kind: 'added' }],
+        });
       }
       return Promise.resolve({ ok: true, changes: [] });
     },
     rollback: () => {
       if (script.rollback === 'throw') return Promise.reject(new Error('rollback crashed'));
-      if (script.rollback === 'violation') return Promise.resolve({ restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'changed y') });
+      if (script.rollback === 'violation')
+        return Promise.resolve({ restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'changed y') });
       return Promise.resolve({ restored: script.rollback === 'restored', violation: undefined });
     },
   };
@@ -101,7 +115,10 @@ function steps(script: ScriptCase, caller: AbortController): ToolCallSteps {
 function input(script: ScriptCase): ToolCallInput {
   return {
     callId: 'c',
-    tool: testTool('read_notes', { checkpointable: script.checkpointable, inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }),
+    tool: testTool('read_notes', {
+      checkpointable: script.checkpointable,
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    }),
     args: script.argsValid ? { path: 'notes.md' } : { path: 7 },
     timeoutMs: 10_000,
     sandboxed: script.sandboxed,
@@ -134,7 +151,10 @@ describe('the fast path', () => {
         };
         // `inspected` makes executeToolCall run the machine, as it does for an inspected call.
         const machineCaller = caller();
-        const viaMachine = await executeToolCall(steps(script, machineCaller), input(script), { signal: machineCaller.signal, inspected: true });
+        const viaMachine = await executeToolCall(steps(script, machineCaller), input(script), {
+          signal: machineCaller.signal,
+          inspected: true,
+        });
         const fastCaller = caller();
         const viaFastPath = await fastToolCall(steps(script, fastCaller), input(script), linkCallSignal(fastCaller.signal));
         expect(comparable(viaFastPath)).toEqual(comparable(viaMachine));

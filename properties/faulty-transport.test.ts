@@ -7,7 +7,15 @@ import { faultyTransport, type FaultPlan } from '../src/testing/faulty-transport
 
 function recorder(): Transport & { sent: string[] } {
   const sent: string[] = [];
-  return { sent, start: () => Promise.resolve(), close: () => Promise.resolve(), send: (m: JSONRPCMessage) => { sent.push(JSON.stringify(m)); return Promise.resolve(); } };
+  return {
+    sent,
+    start: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    send: (m: JSONRPCMessage) => {
+      sent.push(JSON.stringify(m));
+      return Promise.resolve();
+    },
+  };
 }
 
 async function replay(plan: FaultPlan, count: number): Promise<{ sent: string[]; stats: unknown }> {
@@ -23,11 +31,18 @@ const chance = fc.double({ min: 0, max: 0.2, noNaN: true });
 describe('faultyTransport', () => {
   it('gives the same faults for the same seed', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 32 - 1 }), chance, chance, chance, chance, async (seed, drop, corrupt, duplicate, reorder) => {
-        const plan = { seed, drop, corrupt, duplicate, reorder };
-        const [a, b] = [await replay(plan, 40), await replay(plan, 40)];
-        expect(b).toEqual(a);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        chance,
+        chance,
+        chance,
+        chance,
+        async (seed, drop, corrupt, duplicate, reorder) => {
+          const plan = { seed, drop, corrupt, duplicate, reorder };
+          const [a, b] = [await replay(plan, 40), await replay(plan, 40)];
+          expect(b).toEqual(a);
+        },
+      ),
       { numRuns: 20 },
     );
   });

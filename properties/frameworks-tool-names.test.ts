@@ -41,7 +41,7 @@ describe('model tool names', () => {
     );
   });
 
-  it("give a tool the same model name whatever other tools the actor has", () => {
+  it('give a tool the same model name whatever other tools the actor has', () => {
     fc.assert(
       fc.property(toolName, fc.uniqueArray(toolName, { maxLength: 20 }), (name, others) => {
         expect(mapToolNames([...others, name]).modelName(name)).toBe(modelToolName(name));

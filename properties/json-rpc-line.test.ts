@@ -48,7 +48,9 @@ const message = fc
 // On the shortcut's edge: a result response as the shortcut takes it, or one detail off.
 const nearResult = fc
   .record({ id: fc.oneof(fc.integer(), fc.constantFrom(2 ** 53, -(2 ** 53), 1.5), fc.string()), result, extra: maybe(fc.jsonValue()) })
-  .map(({ id: value, result: body, extra }) => JSON.stringify({ jsonrpc: '2.0', id: value, result: body, ...(extra === absent ? {} : { extra }) }));
+  .map(({ id: value, result: body, extra }) =>
+    JSON.stringify({ jsonrpc: '2.0', id: value, result: body, ...(extra === absent ? {} : { extra }) }),
+  );
 // On the notification shortcut's edge: a notification as it takes it, or one detail off.
 const nearNotification = fc
   .record({
@@ -58,7 +60,13 @@ const nearNotification = fc
     extra: maybe(fc.jsonValue()),
   })
   .map(({ method, params, id: value, extra }) =>
-    JSON.stringify({ jsonrpc: '2.0', method, ...(params === absent ? {} : { params }), ...(value === absent ? {} : { id: value }), ...(extra === absent ? {} : { extra }) }),
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method,
+      ...(params === absent ? {} : { params }),
+      ...(value === absent ? {} : { id: value }),
+      ...(extra === absent ? {} : { extra }),
+    }),
   );
 const line = fc.oneof(message, nearResult, nearNotification, fc.json(), fc.string());
 
@@ -85,10 +93,17 @@ describe('parseMessageLine', () => {
   });
 
   it('takes a plain notification without the zod union, and one with _meta or an extra key through it', () => {
-    for (const plain of ['{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}', '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}']) {
+    for (const plain of [
+      '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}',
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}',
+    ]) {
       expect(parseMessageLine(plain)).toEqual(deserializeMessage(plain));
     }
-    expect(parseMessageLine('{"jsonrpc":"2.0","method":"n","params":{"_meta":{"progressToken":1}}}')).toEqual({ jsonrpc: '2.0', method: 'n', params: { _meta: { progressToken: 1 } } });
+    expect(parseMessageLine('{"jsonrpc":"2.0","method":"n","params":{"_meta":{"progressToken":1}}}')).toEqual({
+      jsonrpc: '2.0',
+      method: 'n',
+      params: { _meta: { progressToken: 1 } },
+    });
     expect(() => parseMessageLine('{"jsonrpc":"2.0","method":"n","params":{"_meta":{"progressToken":true}}}')).toThrow();
     expect(() => parseMessageLine('{"jsonrpc":"2.0","method":"n","params":[1]}')).toThrow();
     expect(() => parseMessageLine('{"jsonrpc":"2.0","method":"n","extra":1}')).toThrow();
@@ -107,7 +122,9 @@ describe('parseMessageLine', () => {
       expect(ours.ok).toBe(sdk.ok);
       if (ours.ok && sdk.ok) {
         expect(ours.value).toEqual(sdk.value);
-        expect(Object.getPrototypeOf((ours.value as { result: object }).result)).toBe(Object.getPrototypeOf((sdk.value as { result: object }).result));
+        expect(Object.getPrototypeOf((ours.value as { result: object }).result)).toBe(
+          Object.getPrototypeOf((sdk.value as { result: object }).result),
+        );
       }
     }
   });

@@ -36,10 +36,18 @@ const segments = fc.array(segment, { minLength: 1, maxLength: 4 });
 /** Keys of every sort: the attack's, content-like ones, path-like ones, and any string at all. */
 const key = fc.oneof(
   fc.constantFrom('location', 'target', 'input', 'uri', 'url', 'content', 'message', 'query', 'pattern', 'path', 'id', '__proto__'),
-  fc.string({ maxLength: 8 }).filter((k) => !k.includes('/') && !k.includes('\\') && !k.startsWith('~') && !/^file:/i.test(k) && !k.split(/\s/).includes('..')),
+  fc
+    .string({ maxLength: 8 })
+    .filter((k) => !k.includes('/') && !k.includes('\\') && !k.startsWith('~') && !/^file:/i.test(k) && !k.split(/\s/).includes('..')),
 );
 /** Where the value is put: a chain of object keys and array positions. */
-const placement = fc.array(fc.oneof(key.map((k) => ({ key: k })), fc.nat({ max: 2 }).map((index) => ({ index }))), { maxLength: 4 });
+const placement = fc.array(
+  fc.oneof(
+    key.map((k) => ({ key: k })),
+    fc.nat({ max: 2 }).map((index) => ({ index })),
+  ),
+  { maxLength: 4 },
+);
 
 type Step = { key: string } | { index: number };
 
@@ -53,12 +61,17 @@ function place(value: unknown, steps: readonly Step[]): unknown {
 }
 
 function pick(value: unknown, steps: readonly Step[]): unknown {
-  return steps.reduce<unknown>((inner, step) => ('index' in step ? (inner as unknown[])[step.index] : (inner as Record<string, unknown>)[step.key]), value);
+  return steps.reduce<unknown>(
+    (inner, step) => ('index' in step ? (inner as unknown[])[step.index] : (inner as Record<string, unknown>)[step.key]),
+    value,
+  );
 }
 
 /** Every character percent-encoded or not, at random: what a server decoding `file:` URIs would read. */
 function percentSome(text: string, mask: readonly boolean[]): string {
-  return Array.from(text).map((char, i) => (mask[i % mask.length] && /[A-Za-z0-9_-]/.test(char) ? `%${char.charCodeAt(0).toString(16)}` : char)).join('');
+  return Array.from(text)
+    .map((char, i) => (mask[i % mask.length] && /[A-Za-z0-9_-]/.test(char) ? `%${char.charCodeAt(0).toString(16)}` : char))
+    .join('');
 }
 
 describe('the rewriting law, whatever the key', () => {
@@ -67,7 +80,11 @@ describe('the rewriting law, whatever the key', () => {
       fc.property(segments, placement, fc.constantFrom('host', 'sandbox', 'uri'), (parts, steps, spelling) => {
         const logical = parts.join('/');
         const value =
-          spelling === 'host' ? `${host}/${logical}` : spelling === 'sandbox' ? `${sandbox}/${logical}` : pathToFileURL(`${host}/${logical}`).href;
+          spelling === 'host'
+            ? `${host}/${logical}`
+            : spelling === 'sandbox'
+              ? `${sandbox}/${logical}`
+              : pathToFileURL(`${host}/${logical}`).href;
         const args = place(value, steps);
         const out = pick(rewriter.rewriteArgs(args), steps);
         expect(typeof out).toBe('string');
@@ -90,7 +107,9 @@ describe('the rewriting law, whatever the key', () => {
       segments.map((parts) => `${outside}/${parts.join('/')}`),
       segments.map((parts) => `/etc/${parts.join('/')}`),
       segments.map((parts) => pathToFileURL(`${outside}/${parts.join('/')}`).href),
-      fc.tuple(segments, fc.array(fc.boolean(), { minLength: 1, maxLength: 5 })).map(([parts, mask]) => `file://${percentSome(`${outside}/${parts.join('/')}`, mask)}`),
+      fc
+        .tuple(segments, fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }))
+        .map(([parts, mask]) => `file://${percentSome(`${outside}/${parts.join('/')}`, mask)}`),
       segments.map((parts) => `FILE://localhost${outside}/${parts.join('/')}`),
       fc.tuple(fc.integer({ min: 1, max: 6 }), segments).map(([up, parts]) => `${'../'.repeat(up)}${parts.join('/')}`),
       segments.map((parts) => `src/../../${parts.join('/')}`),
@@ -130,7 +149,8 @@ describe('the rewriting law, whatever the key', () => {
         const said = `${before}${form(`${sandbox}/${parts.join('/')}`)}${after}`;
         const once = rewriter.rewriteText(said);
         const lower = once.toLowerCase();
-        for (const spelling of [sandbox, sandbox.replaceAll('/', '\\'), encodeURIComponent(sandbox)]) expect(lower).not.toContain(spelling.toLowerCase());
+        for (const spelling of [sandbox, sandbox.replaceAll('/', '\\'), encodeURIComponent(sandbox)])
+          expect(lower).not.toContain(spelling.toLowerCase());
         expect(rewriter.rewriteText(once)).toBe(once);
       }),
       { numRuns: 300 },

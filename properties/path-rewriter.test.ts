@@ -19,7 +19,8 @@ beforeAll(() => {
   host = path.join(base, 'project');
   const outside = path.join(base, 'outside');
   for (const dir of ['a/b', 'c', 'src'].map((d) => path.join(sandbox, d))) mkdirSync(dir, { recursive: true });
-  for (const dir of [host, outside, `${sandbox}_evil`, path.join(base, 'sand box'), path.join(base, 'my project (1)')]) mkdirSync(dir, { recursive: true });
+  for (const dir of [host, outside, `${sandbox}_evil`, path.join(base, 'sand box'), path.join(base, 'my project (1)')])
+    mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(sandbox, 'a', 'file.txt'), 'x');
   writeFileSync(path.join(outside, 'secret.txt'), 'secret');
   symlinkSync('a', path.join(sandbox, 'in-link'));
@@ -65,12 +66,17 @@ function realOfLongestExistingPrefix(p: string): string {
 describe('SandboxPathRewriter (properties)', () => {
   it('round-trips logical paths: toLogical(toSandbox(p)) is the normalised p', () => {
     fc.assert(
-      fc.property(fc.array(safeSegment, { minLength: 0, maxLength: 6 }), fc.constantFrom('/', '//', '/./'), fc.boolean(), (segments, separator, dotPrefix) => {
-        fc.pre(staysInside(segments));
-        const p = (dotPrefix ? './' : '') + segments.join(separator);
-        const expected = path.posix.normalize(p === '' ? '.' : p).replace(/(.)\/$/, '$1');
-        expect(rewriter.toLogical(rewriter.toSandbox(p))).toBe(expected);
-      }),
+      fc.property(
+        fc.array(safeSegment, { minLength: 0, maxLength: 6 }),
+        fc.constantFrom('/', '//', '/./'),
+        fc.boolean(),
+        (segments, separator, dotPrefix) => {
+          fc.pre(staysInside(segments));
+          const p = (dotPrefix ? './' : '') + segments.join(separator);
+          const expected = path.posix.normalize(p === '' ? '.' : p).replace(/(.)\/$/, '$1');
+          expect(rewriter.toLogical(rewriter.toSandbox(p))).toBe(expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -78,38 +84,94 @@ describe('SandboxPathRewriter (properties)', () => {
   it('either returns a path inside the sandbox or throws SandboxPathError, for any path string', () => {
     const fragment = fc.oneof(
       {
-        arbitrary: fc.constantFrom('in-link', 'out-link', 'out-file', 'dangle-out', 'dangle-in', 'evil-link', 'up', 'self', 'round-trip', 'a', '..', '.'),
+        arbitrary: fc.constantFrom(
+          'in-link',
+          'out-link',
+          'out-file',
+          'dangle-out',
+          'dangle-in',
+          'evil-link',
+          'up',
+          'self',
+          'round-trip',
+          'a',
+          '..',
+          '.',
+        ),
         weight: 4,
       },
       {
         arbitrary: fc.constantFrom(
-          '', 'b', 'c', '%2e%2e', '%2E', '%2f', '%2F', '%252e', '%00', '%20', '\0', '~', '\\', '..\\', '\\..', 'a\\b', 'secret.txt', 'outside', 'sandbox',
+          '',
+          'b',
+          'c',
+          '%2e%2e',
+          '%2E',
+          '%2f',
+          '%2F',
+          '%252e',
+          '%00',
+          '%20',
+          '\0',
+          '~',
+          '\\',
+          '..\\',
+          '\\..',
+          'a\\b',
+          'secret.txt',
+          'outside',
+          'sandbox',
         ),
         weight: 2,
       },
       { arbitrary: fc.string({ maxLength: 6 }), weight: 1 },
     );
     const prefix = fc.constantFrom(
-      '', '/', './', '~/', '//', '/etc/', 'file://', 'file:', 'file:/', 'FILE://',
-      () => `${host}/`, () => `${sandbox}/`, () => `${sandbox}/a/`, () => `${sandbox}_evil/`, () => `${base}/`, () => `${base}/outside/`,
-      () => `file://${host}/`, () => `file://localhost${sandbox}/`, () => `file://evil${host}/`, () => `FILE://${sandbox}/`, () => `${sandbox}/../`,
+      '',
+      '/',
+      './',
+      '~/',
+      '//',
+      '/etc/',
+      'file://',
+      'file:',
+      'file:/',
+      'FILE://',
+      () => `${host}/`,
+      () => `${sandbox}/`,
+      () => `${sandbox}/a/`,
+      () => `${sandbox}_evil/`,
+      () => `${base}/`,
+      () => `${base}/outside/`,
+      () => `file://${host}/`,
+      () => `file://localhost${sandbox}/`,
+      () => `file://evil${host}/`,
+      () => `FILE://${sandbox}/`,
+      () => `${sandbox}/../`,
     );
     fc.assert(
-      fc.property(prefix, fc.array(fragment, { maxLength: 6 }), fc.constantFrom('/', '/', '/', '//', '\\'), (makePrefix, fragments, separator) => {
-        const value = (typeof makePrefix === 'function' ? makePrefix() : makePrefix) + fragments.join(separator);
-        let result: string;
-        try {
-          result = rewriter.toSandbox(value);
-        } catch (error) {
-          if (isSandboxPathError(error)) return;
-          throw error;
-        }
-        const relative = path.relative(sandbox, result);
-        // `.. ` (with a space) is a name like any other: only a `..` segment climbs.
-        expect(relative === '..' || relative.startsWith('../') || path.isAbsolute(relative), `${JSON.stringify(value)} → ${result}`).toBe(false);
-        const real = realOfLongestExistingPrefix(result);
-        expect(real === sandbox || real.startsWith(`${sandbox}/`), `${JSON.stringify(value)} → ${result} → ${real}`).toBe(true);
-      }),
+      fc.property(
+        prefix,
+        fc.array(fragment, { maxLength: 6 }),
+        fc.constantFrom('/', '/', '/', '//', '\\'),
+        (makePrefix, fragments, separator) => {
+          const value = (typeof makePrefix === 'function' ? makePrefix() : makePrefix) + fragments.join(separator);
+          let result: string;
+          try {
+            result = rewriter.toSandbox(value);
+          } catch (error) {
+            if (isSandboxPathError(error)) return;
+            throw error;
+          }
+          const relative = path.relative(sandbox, result);
+          // `.. ` (with a space) is a name like any other: only a `..` segment climbs.
+          expect(relative === '..' || relative.startsWith('../') || path.isAbsolute(relative), `${JSON.stringify(value)} → ${result}`).toBe(
+            false,
+          );
+          const real = realOfLongestExistingPrefix(result);
+          expect(real === sandbox || real.startsWith(`${sandbox}/`), `${JSON.stringify(value)} → ${result} → ${real}`).toBe(true);
+        },
+      ),
       { numRuns: 1_000 },
     );
   });
@@ -120,9 +182,31 @@ describe('SandboxPathRewriter (properties)', () => {
         .array(
           fc.oneof(
             fc.constantFrom(
-              r.sandboxRoot, `${r.sandboxRoot}/`, `${r.sandboxRoot}//`, `${r.sandboxRoot}/a`, `${r.sandboxRoot}_other`, `${r.sandboxRoot}x`,
-              `${r.sandboxRoot}.`, `file://${r.sandboxRoot}/c`, `file://localhost${r.sandboxRoot}`, `FILE://${r.sandboxRoot}`, r.hostRoot,
-              `file://${r.hostRoot}`, ' ', '/', '.', ':', '"', '\n', '(', ')', 'a', '//', 'file://', '%20', '.x',
+              r.sandboxRoot,
+              `${r.sandboxRoot}/`,
+              `${r.sandboxRoot}//`,
+              `${r.sandboxRoot}/a`,
+              `${r.sandboxRoot}_other`,
+              `${r.sandboxRoot}x`,
+              `${r.sandboxRoot}.`,
+              `file://${r.sandboxRoot}/c`,
+              `file://localhost${r.sandboxRoot}`,
+              `FILE://${r.sandboxRoot}`,
+              r.hostRoot,
+              `file://${r.hostRoot}`,
+              ' ',
+              '/',
+              '.',
+              ':',
+              '"',
+              '\n',
+              '(',
+              ')',
+              'a',
+              '//',
+              'file://',
+              '%20',
+              '.x',
             ),
             fc.string({ maxLength: 4 }),
           ),
@@ -140,7 +224,10 @@ describe('SandboxPathRewriter (properties)', () => {
           ),
           { maxLength: 4 },
         ),
-        structuredContent: fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(textOf(r), fc.array(textOf(r), { maxLength: 3 }), fc.integer())),
+        structuredContent: fc.dictionary(
+          fc.string({ maxLength: 4 }),
+          fc.oneof(textOf(r), fc.array(textOf(r), { maxLength: 3 }), fc.integer()),
+        ),
       });
     const cases = fc.constantFrom('plain', 'odd').chain((which) => {
       const r = which === 'plain' ? rewriter : oddRewriter;
@@ -163,17 +250,24 @@ describe('SandboxPathRewriter (properties)', () => {
       fc.boolean(),
       fc.constant(null),
     );
-    const key = fc.oneof(fc.constantFrom('path', 'paths', 'content', 'edits', 'source', '__proto__', 'constructor', 'prototype', 'polluted', 'toString'), fc.string({ maxLength: 4 }));
+    const key = fc.oneof(
+      fc.constantFrom('path', 'paths', 'content', 'edits', 'source', '__proto__', 'constructor', 'prototype', 'polluted', 'toString'),
+      fc.string({ maxLength: 4 }),
+    );
     const { json } = fc.letrec<{ json: string }>((tie) => ({
       json: fc.oneof(
         { depthSize: 'small', withCrossShrink: true },
         leaf.map((v) => JSON.stringify(v)),
         fc.array(tie('json'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
-        fc.array(fc.tuple(key, tie('json')), { maxLength: 4 }).map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+        fc
+          .array(fc.tuple(key, tie('json')), { maxLength: 4 })
+          .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
       ),
     }));
     const toStringBefore = Object.getOwnPropertyDescriptor(Object.prototype, 'toString');
-    const argsText = fc.array(fc.tuple(key, json), { maxLength: 5 }).map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`);
+    const argsText = fc
+      .array(fc.tuple(key, json), { maxLength: 5 })
+      .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`);
     fc.assert(
       fc.property(argsText, (text) => {
         const args: unknown = JSON.parse(text);

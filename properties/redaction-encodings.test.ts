@@ -13,9 +13,23 @@ import { Redactor } from '../src/redaction/redactor.js';
 
 /** Secrets of 8 units or more (base64 inside longer text needs 8 bytes to leave a core), without `[`/`]`. */
 const unitChars = fc.oneof(
-  { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom(...Array.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@%&?#')), minLength: 8, maxLength: 40 }) },
+  {
+    weight: 6,
+    arbitrary: fc.string({
+      unit: fc.constantFrom(...Array.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@%&?#')),
+      minLength: 8,
+      maxLength: 40,
+    }),
+  },
   { weight: 3, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 8, maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom('é', 'Ü', 'ß', '日', '本', '😀', ' ', '"', '\\', '\n', '\t', 'k', 'Z'), minLength: 8, maxLength: 24 }) },
+  {
+    weight: 2,
+    arbitrary: fc.string({
+      unit: fc.constantFrom('é', 'Ü', 'ß', '日', '本', '😀', ' ', '"', '\\', '\n', '\t', 'k', 'Z'),
+      minLength: 8,
+      maxLength: 24,
+    }),
+  },
 );
 const secret = unitChars.filter((s) => !/[[\]]/.test(s) && s.trim().length >= 4);
 const text = fc.string({ maxLength: 30 });
@@ -34,11 +48,13 @@ const component = (value: string): string[] => {
 };
 /** Toggles the case of the units chosen by `flips` (only where the other case is one unit too). */
 const recase = (value: string, flips: readonly boolean[]): string =>
-  Array.from(value).map((c, i) => {
-    if (!flips[i % flips.length]) return c;
-    const other = c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase();
-    return other.length === c.length ? other : c;
-  }).join('');
+  Array.from(value)
+    .map((c, i) => {
+      if (!flips[i % flips.length]) return c;
+      const other = c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase();
+      return other.length === c.length ? other : c;
+    })
+    .join('');
 
 /** The characters of `encoded` (base64 of prefix + secret + suffix) that carry only the secret's bits. */
 function secretOnlyRun(encoded: string, prefixBytes: number, secretBytes: number): string {
@@ -115,7 +131,8 @@ describe('redaction of encoded secrets', () => {
           for (const encoding of encodings(flips, prefix, suffix, upperHex)) {
             const { embedded, mustNotSurvive } = encoding.encode(s);
             const out = redactor.redactText(`${before} ${embedded} ${after}`);
-            for (const form of mustNotSurvive) expect(out.includes(form), `${encoding.name}: ${JSON.stringify(form)} in ${JSON.stringify(out)}`).toBe(false);
+            for (const form of mustNotSurvive)
+              expect(out.includes(form), `${encoding.name}: ${JSON.stringify(form)} in ${JSON.stringify(out)}`).toBe(false);
             expect(redactor.redactText(out)).toBe(out);
           }
         },
@@ -125,7 +142,11 @@ describe('redaction of encoded secrets', () => {
   });
 
   it('no line of a PEM key survives, alone or in a stderr tail', () => {
-    const b64line = fc.string({ unit: fc.constantFrom(...Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')), minLength: 16, maxLength: 64 });
+    const b64line = fc.string({
+      unit: fc.constantFrom(...Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')),
+      minLength: 16,
+      maxLength: 64,
+    });
     fc.assert(
       fc.property(fc.array(b64line, { minLength: 2, maxLength: 8 }), fc.nat(), text, (lines, pick, noise) => {
         const pem = ['-----BEGIN PRIVATE KEY-----', ...lines, '-----END PRIVATE KEY-----'].join('\n');

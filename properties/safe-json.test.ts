@@ -27,7 +27,12 @@ function referenceCopy(value: unknown, path = '', seen = new Set<object>()): Jso
       if (key === '__proto__') continue;
       if (key === 'constructor' && typeof item === 'object' && item !== null && 'prototype' in item) continue;
       if (item === undefined) continue;
-      Object.defineProperty(copy, key, { value: referenceCopy(item, `${path}/${key}`, seen), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, key, {
+        value: referenceCopy(item, `${path}/${key}`, seen),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   } finally {
@@ -81,7 +86,9 @@ describe('safeJsonCopy', () => {
         // The JSON round trip, less what the copy drops on purpose: a `__proto__` key, and a
         // `constructor` holding a `prototype` (fc.jsonValue() makes such keys now and then).
         const expected = JSON.parse(JSON.stringify(value), (key, item: unknown) =>
-          key === '__proto__' || (key === 'constructor' && typeof item === 'object' && item !== null && 'prototype' in item) ? undefined : item,
+          key === '__proto__' || (key === 'constructor' && typeof item === 'object' && item !== null && 'prototype' in item)
+            ? undefined
+            : item,
         ) as unknown;
         // Serialized, they are the same text (-0 stays -0 in the copy; JSON spells it 0).
         expect(JSON.stringify(copy)).toBe(JSON.stringify(expected));
@@ -97,7 +104,9 @@ describe('safeJsonCopy', () => {
   });
 
   it('drops __proto__ and a constructor holding a prototype, keeps other Object.prototype names as own keys', () => {
-    const args = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}, "toString": "t", "nested": [{"__proto__": {"p": 1}}]}') as unknown;
+    const args = JSON.parse(
+      '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}, "toString": "t", "nested": [{"__proto__": {"p": 1}}]}',
+    ) as unknown;
     const copy = safeJsonCopy(args) as Record<string, unknown>;
     expect(Object.keys(copy)).toEqual(['toString', 'nested']);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);

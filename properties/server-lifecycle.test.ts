@@ -26,13 +26,7 @@ interface Real {
 type Model = { maxRestarts: number };
 type Command = fc.AsyncCommand<Model, Real>;
 
-const ANSWER_CODES = new Set([
-  'REQUEST_TIMEOUT',
-  'CANCELLED',
-  'CONNECTION_LOST',
-  'SERVER_IN_ERROR',
-  'SERVER_STOPPED',
-]);
+const ANSWER_CODES = new Set(['REQUEST_TIMEOUT', 'CANCELLED', 'CONNECTION_LOST', 'SERVER_IN_ERROR', 'SERVER_STOPPED']);
 
 const flush = async (ms = 0): Promise<void> => {
   await vi.advanceTimersByTimeAsync(ms);
@@ -74,9 +68,9 @@ const simple = (name: string, run: (real: Real) => void | Promise<void>): fc.Arb
 
 const commands: fc.Arbitrary<Command>[] = [
   simple('call', (real) => track(real, real.client.callTool('echo', { message: 'x' }))),
-  fc.integer({ min: 1, max: 3_000 }).chain((ms) =>
-    simple(`slowCall(${ms})`, (real) => track(real, real.client.callTool('sleep', { ms }, { timeoutMs: 2_000 }))),
-  ),
+  fc
+    .integer({ min: 1, max: 3_000 })
+    .chain((ms) => simple(`slowCall(${ms})`, (real) => track(real, real.client.callTool('sleep', { ms }, { timeoutMs: 2_000 })))),
   simple('start', (real) => {
     if (real.client.state !== 'RUNNING' && real.client.state !== 'STARTING') fresh(real);
     track(real, real.client.start({ timeoutMs: 5_000 }));

@@ -10,9 +10,12 @@ import { TOOL_CATEGORIES, isToolCategory, toolCategory, type ToolCategory } from
 import { inferCapabilities, type ToolCapability } from '../src/registry/capabilities.js';
 
 // The old rules, as they were.
-const oldToolCategoryOf = (capability: ToolCapability): 'read' | 'execute' => (capability.readOnly && !capability.writes ? 'read' : 'execute');
-const oldCategoryOfCapability = (capability: ToolCapability, override?: ToolCategory): ToolCategory => override ?? oldToolCategoryOf(capability);
-const oldCategoryOf = (declared: unknown, capability: ToolCapability): ToolCategory => (isToolCategory(declared) ? declared : oldToolCategoryOf(capability));
+const oldToolCategoryOf = (capability: ToolCapability): 'read' | 'execute' =>
+  capability.readOnly && !capability.writes ? 'read' : 'execute';
+const oldCategoryOfCapability = (capability: ToolCapability, override?: ToolCategory): ToolCategory =>
+  override ?? oldToolCategoryOf(capability);
+const oldCategoryOf = (declared: unknown, capability: ToolCapability): ToolCategory =>
+  isToolCategory(declared) ? declared : oldToolCategoryOf(capability);
 
 // Any five booleans, consistent or not (a hand-built descriptor need not be).
 const capability: fc.Arbitrary<ToolCapability> = fc.record({
@@ -27,18 +30,26 @@ const category = fc.constantFrom(...TOOL_CATEGORIES);
 const declared = fc.oneof(category, fc.constant(undefined), fc.string({ maxLength: 12 }), fc.integer(), fc.constant(null));
 
 describe('toolCategory, the one category function', () => {
-  it("agrees with toolCategoryOf on bare capabilities, inferred or not", () => {
+  it('agrees with toolCategoryOf on bare capabilities, inferred or not', () => {
     fc.assert(
-      fc.property(fc.oneof(capability, fc.string({ maxLength: 24 }).map((toolName) => inferCapabilities({ toolName }).capability)), (capabilities) => {
-        expect(toolCategory({ capabilities }).category).toBe(oldToolCategoryOf(capabilities));
-      }),
+      fc.property(
+        fc.oneof(
+          capability,
+          fc.string({ maxLength: 24 }).map((toolName) => inferCapabilities({ toolName }).capability),
+        ),
+        (capabilities) => {
+          expect(toolCategory({ capabilities }).category).toBe(oldToolCategoryOf(capabilities));
+        },
+      ),
     );
   });
 
   it('agrees with categoryOfCapability, a declared category winning', () => {
     fc.assert(
       fc.property(capability, fc.option(category, { nil: undefined }), (capabilities, override) => {
-        expect(toolCategory({ capabilities, sourceMetadata: { category: override } }).category).toBe(oldCategoryOfCapability(capabilities, override));
+        expect(toolCategory({ capabilities, sourceMetadata: { category: override } }).category).toBe(
+          oldCategoryOfCapability(capabilities, override),
+        );
       }),
     );
   });

@@ -114,7 +114,9 @@ for (const run of RUNS) {
     const listed = await listedScenarios(run.side);
     const missing = listed.filter((name) => !run.scenarios.includes(name));
     if (listed.length === 0 || missing.length > 0) {
-      console.log(`FAIL ${run.side}: the suite lists ${listed.length} scenarios; not run here: ${missing.join(', ') || '(could not read the list)'}`);
+      console.log(
+        `FAIL ${run.side}: the suite lists ${listed.length} scenarios; not run here: ${missing.join(', ') || '(could not read the list)'}`,
+      );
       results.push({ side: run.side, scenario: '(list)', passed: false });
     }
   }
@@ -131,7 +133,14 @@ for (const run of RUNS) {
     console.log(`${passed ? 'PASS' : 'FAIL'} ${run.side} ${scenario} (${checks.length} checks, ${ms} ms)`);
     if (!passed) {
       for (const failure of failures) console.log(`     ${failure.id}: ${failure.description}`);
-      if (failures.length === 0) console.log(output.split('\n').slice(-15).map((line) => `     ${line}`).join('\n'));
+      if (failures.length === 0)
+        console.log(
+          output
+            .split('\n')
+            .slice(-15)
+            .map((line) => `     ${line}`)
+            .join('\n'),
+        );
     }
     if (keep) console.log(`     results: ${outputDir}`);
     else rmSync(outputDir, { recursive: true, force: true });

@@ -29,7 +29,12 @@ for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
 rmSync(dir, { recursive: true, force: true });
 
 const cell = (text) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
-const kinds = { fixture: 'Fixture switches (stdio)', inprocess: 'Fixture switches, in-process (`inProcessFixture`)', transport: 'faultyTransport modes', model: 'Model-based runs' };
+const kinds = {
+  fixture: 'Fixture switches (stdio)',
+  inprocess: 'Fixture switches, in-process (`inProcessFixture`)',
+  transport: 'faultyTransport modes',
+  model: 'Model-based runs',
+};
 let body = '';
 let missing = 0;
 for (const [kind, title] of Object.entries(kinds)) {

@@ -1,5 +1,13 @@
 // The runtime a host embeds.
-export { createRuntime, type ActivateOptions, type ActorSpec, type Runtime, type RuntimeOptions, type RuntimeStatus, type ServerStatus } from './runtime/create-runtime.js';
+export {
+  createRuntime,
+  type ActivateOptions,
+  type ActorSpec,
+  type Runtime,
+  type RuntimeOptions,
+  type RuntimeStatus,
+  type ServerStatus,
+} from './runtime/create-runtime.js';
 export { ActorHandle, type ActorCallOptions, type ActorTool } from './runtime/actor-handle.js';
 export type { RuntimeEvent, AuditRecord } from './runtime/runtime-events.js';
 export type { ApprovalCallback, ApprovalRequest, PermissionPolicy } from './runtime/permissions.js';
@@ -11,7 +19,16 @@ export * from './config/index.js';
 
 // Supervised servers.
 export { ServerState } from './server/server-states.js';
-export { serverMachine, publicStateOf, systemClock, type ServerClock, type ServerContext, type ServerEvent, type ServerMachineInput, type ServerSnapshot } from './server/server-machine.js';
+export {
+  serverMachine,
+  publicStateOf,
+  systemClock,
+  type ServerClock,
+  type ServerContext,
+  type ServerEvent,
+  type ServerMachineInput,
+  type ServerSnapshot,
+} from './server/server-machine.js';
 export type { McpCapabilityMetadata, ServerConnection, ServerHandle, ConnectionEnded, TransportDiagnostics } from './server/server-io.js';
 export { backoffDelay } from './server/backoff.js';
 export { McpClient, type CallOptions, type McpClientOptions, type McpServerStatus, type RequestOptions } from './client/mcp-client.js';
@@ -35,9 +52,22 @@ export type {
 export { withCallContext, type CallContext } from './server/call-context.js';
 
 // Tools, skills and capabilities.
-export { McpToolAdapter, type McpToolAdapterOptions, type McpToolDescriptor, type McpToolResult, type RegisterOptions } from './adapter/mcp-tool-adapter.js';
+export {
+  McpToolAdapter,
+  type McpToolAdapterOptions,
+  type McpToolDescriptor,
+  type McpToolResult,
+  type RegisterOptions,
+} from './adapter/mcp-tool-adapter.js';
 export { ToolRegistry, type ToolRegistryChange } from './registry/tool-registry.js';
-export { TOOL_SOURCES, type InvokeOptions, type ToolDescriptor, type ToolHandler, type ToolResult, type ToolSource } from './registry/tool-descriptor.js';
+export {
+  TOOL_SOURCES,
+  type InvokeOptions,
+  type ToolDescriptor,
+  type ToolHandler,
+  type ToolResult,
+  type ToolSource,
+} from './registry/tool-descriptor.js';
 export type {
   AudioContentBlock,
   BlobResourceContents,
@@ -89,7 +119,14 @@ export * from './domain/index.js';
 export * from './serve/index.js';
 
 // Redaction: the one redactor every public output goes through.
-export { Redactor, REDACTED, MIN_EMBEDDED_SECRET_LENGTH, type ArgumentRedaction, type RedactorOptions, type SecretBearingConfig } from './redaction/redactor.js';
+export {
+  Redactor,
+  REDACTED,
+  MIN_EMBEDDED_SECRET_LENGTH,
+  type ArgumentRedaction,
+  type RedactorOptions,
+  type SecretBearingConfig,
+} from './redaction/redactor.js';
 // OS confinement of stdio servers (bubblewrap).
 export { confinementStatus, type ConfinementState, type ConfinementStatus } from './process/confinement/confinement-status.js';
 export { probeConfinement, type ConfinementProbe } from './process/confinement/probe.js';

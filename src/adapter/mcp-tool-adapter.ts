@@ -19,7 +19,13 @@ import {
 } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
 import { NotJsonError, safeJsonCopy } from '../registry/safe-json.js';
-import { KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolResult } from '../registry/tool-descriptor.js';
+import {
+  KEEPS_OWN_DEADLINE,
+  VALIDATED_AGAINST,
+  type InvokeOptions,
+  type ToolDescriptor,
+  type ToolResult,
+} from '../registry/tool-descriptor.js';
 import { compileToolFilter, type ToolFilter } from '../registry/tool-filter.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toolFailure, toolFailureOf } from '../tool-call/tool-failure.js';
@@ -276,9 +282,12 @@ export class McpToolAdapter {
         } satisfies ToolDescriptor,
         // The client times the request itself (the SDK's timeout, which cancels it on the wire and
         // answers REQUEST_TIMEOUT): the call path arms no second timer for it.
-        handler: Object.assign((args: Record<string, unknown>, invokeOptions: InvokeOptions) => this.invoke(tool.name, args, invokeOptions), {
-          [KEEPS_OWN_DEADLINE]: true as const,
-        }),
+        handler: Object.assign(
+          (args: Record<string, unknown>, invokeOptions: InvokeOptions) => this.invoke(tool.name, args, invokeOptions),
+          {
+            [KEEPS_OWN_DEADLINE]: true as const,
+          },
+        ),
       }));
     registry.replaceNamespace(namespace, records);
     return records.map((record) => record.descriptor);
@@ -319,10 +328,8 @@ export class McpToolAdapter {
 
   private assertConnected(what: string): void {
     if (this.connected) return;
-    throw new McpActorsError(
-      ErrorCode.NOT_CONNECTED,
-      `${what} on server "${this.server}" needs a connection: call connect() first`,
-      { details: { server: this.server } },
-    );
+    throw new McpActorsError(ErrorCode.NOT_CONNECTED, `${what} on server "${this.server}" needs a connection: call connect() first`, {
+      details: { server: this.server },
+    });
   }
 }

@@ -41,14 +41,24 @@ export function authErrorOf(error: unknown, context: AuthErrorContext): McpActor
   const kind = error instanceof Error ? error.constructor.name : typeof error;
   const oauthCode = error instanceof OAuthError ? error.errorCode : undefined;
   const cause = new Error(`${kind}${typeof status === 'number' ? ` (HTTP ${status})` : ''}${oauthCode ? ` ${oauthCode}` : ''}`);
-  const details = { server, ...(context.url ? { url: context.url } : {}), request: what, ...(typeof status === 'number' ? { httpStatus: status } : {}), ...(oauthCode ? { oauthError: oauthCode } : {}) };
+  const details = {
+    server,
+    ...(context.url ? { url: context.url } : {}),
+    request: what,
+    ...(typeof status === 'number' ? { httpStatus: status } : {}),
+    ...(oauthCode ? { oauthError: oauthCode } : {}),
+  };
   if (status === 401) {
-    const todo = context.hasProvider === undefined
-      ? `authorize again (agents auth login ${server}) or give the server an OAuth provider or an Authorization header`
-      : context.hasProvider
-      ? `authorize again (for the CLI: agents auth login ${server}); the provider could neither refresh its token nor finish an authorization`
-      : `give the server an OAuth provider (createRuntime({ auth }) or new McpClient(config, { auth })), run "agents auth login ${server}", or set an Authorization header`;
-    return new McpActorsError(ErrorCode.AUTH_REQUIRED, `server "${server}"${at} asked for authorization during ${what}: ${todo}`, { cause, details });
+    const todo =
+      context.hasProvider === undefined
+        ? `authorize again (agents auth login ${server}) or give the server an OAuth provider or an Authorization header`
+        : context.hasProvider
+          ? `authorize again (for the CLI: agents auth login ${server}); the provider could neither refresh its token nor finish an authorization`
+          : `give the server an OAuth provider (createRuntime({ auth }) or new McpClient(config, { auth })), run "agents auth login ${server}", or set an Authorization header`;
+    return new McpActorsError(ErrorCode.AUTH_REQUIRED, `server "${server}"${at} asked for authorization during ${what}: ${todo}`, {
+      cause,
+      details,
+    });
   }
   const reason =
     status === 403

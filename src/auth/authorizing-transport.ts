@@ -21,7 +21,10 @@ export interface HttpClientTransport extends Transport {
 }
 
 /** Why the wrapped transport gave up on its session. */
-export type SessionLoss = { readonly kind: 'session-expired' } | { readonly kind: 'unauthorized'; readonly error: unknown } | { readonly kind: 'unreachable'; readonly error: unknown };
+export type SessionLoss =
+  | { readonly kind: 'session-expired' }
+  | { readonly kind: 'unauthorized'; readonly error: unknown }
+  | { readonly kind: 'unreachable'; readonly error: unknown };
 
 export class AuthorizingTransport implements Transport {
   onclose?: () => void;
@@ -147,5 +150,8 @@ export function isNetworkFailure(error: unknown): boolean {
   if (!(error instanceof TypeError)) return false;
   const cause = (error as { cause?: unknown }).cause;
   const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code);
+  return (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)
+  );
 }

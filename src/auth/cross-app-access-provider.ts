@@ -85,7 +85,10 @@ export class CrossAppAccessProvider implements OAuthClientProvider, SecretReport
   }
 
   redirectToAuthorization(): never {
-    throw new McpActorsError(ErrorCode.AUTH_FAILED, 'cross-app access needs no browser: the authorization server asked for one, so it does not accept the JWT bearer grant');
+    throw new McpActorsError(
+      ErrorCode.AUTH_FAILED,
+      'cross-app access needs no browser: the authorization server asked for one, so it does not accept the JWT bearer grant',
+    );
   }
 
   saveCodeVerifier(): void {}
@@ -99,7 +102,10 @@ export class CrossAppAccessProvider implements OAuthClientProvider, SecretReport
     const audience = this.discovered?.authorizationServerMetadata?.issuer ?? this.discovered?.authorizationServerUrl;
     const resource = this.discovered?.resourceMetadata?.resource;
     if (!audience || !resource) {
-      throw new McpActorsError(ErrorCode.AUTH_FAILED, 'cross-app access needs the authorization server and the resource from discovery; the server published no protected-resource metadata');
+      throw new McpActorsError(
+        ErrorCode.AUTH_FAILED,
+        'cross-app access needs the authorization server and the resource from discovery; the server published no protected-resource metadata',
+      );
     }
     const idToken = typeof this.options.idToken === 'function' ? await this.options.idToken() : this.options.idToken;
     this.record(idToken);
@@ -120,9 +126,13 @@ export class CrossAppAccessProvider implements OAuthClientProvider, SecretReport
     const body = (await response.json().catch(() => ({}))) as { access_token?: unknown; error?: unknown };
     if (!response.ok || typeof body.access_token !== 'string') {
       const error = typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
-      throw new McpActorsError(ErrorCode.AUTH_FAILED, `the identity provider refused the token exchange (${error}); check the ID token and the IdP client id`, {
-        details: { oauthError: error },
-      });
+      throw new McpActorsError(
+        ErrorCode.AUTH_FAILED,
+        `the identity provider refused the token exchange (${error}); check the ID token and the IdP client id`,
+        {
+          details: { oauthError: error },
+        },
+      );
     }
     return new URLSearchParams({ grant_type: JWT_BEARER, assertion: body.access_token });
   }

@@ -125,7 +125,11 @@ export class LoopbackOAuthProvider implements OAuthClientProvider, Authorization
   }
 
   codeVerifier(): string {
-    if (!this.verifier) throw new McpActorsError(ErrorCode.AUTH_FAILED, 'no PKCE code verifier: the authorization was not started by this provider; log in again');
+    if (!this.verifier)
+      throw new McpActorsError(
+        ErrorCode.AUTH_FAILED,
+        'no PKCE code verifier: the authorization was not started by this provider; log in again',
+      );
     return this.verifier;
   }
 
@@ -178,13 +182,24 @@ export class LoopbackOAuthProvider implements OAuthClientProvider, Authorization
         finish();
         if (ok) resolve(code);
         else {
-          const why = !stateMatches ? 'the state parameter did not match (a forged or stale redirect)' : `the authorization server answered ${error ?? 'without a code'}`;
-          reject(new McpActorsError(ErrorCode.AUTH_FAILED, `authorization failed: ${why}; log in again`, { details: { oauthError: error ?? undefined } }));
+          const why = !stateMatches
+            ? 'the state parameter did not match (a forged or stale redirect)'
+            : `the authorization server answered ${error ?? 'without a code'}`;
+          reject(
+            new McpActorsError(ErrorCode.AUTH_FAILED, `authorization failed: ${why}; log in again`, {
+              details: { oauthError: error ?? undefined },
+            }),
+          );
         }
       });
       const timer = setTimeout(() => {
         finish();
-        reject(new McpActorsError(ErrorCode.AUTH_REQUIRED, `no authorization came back within ${timeoutMs} ms; open the URL and approve, or log in again`));
+        reject(
+          new McpActorsError(
+            ErrorCode.AUTH_REQUIRED,
+            `no authorization came back within ${timeoutMs} ms; open the URL and approve, or log in again`,
+          ),
+        );
       }, timeoutMs);
       timer.unref();
       const finish = (): void => {
@@ -194,7 +209,13 @@ export class LoopbackOAuthProvider implements OAuthClientProvider, Authorization
       };
       server.on('error', (error) => {
         finish();
-        reject(new McpActorsError(ErrorCode.AUTH_FAILED, `could not listen for the redirect on ${this.redirectUrl}: ${error.message}; pick another port`, { cause: error }));
+        reject(
+          new McpActorsError(
+            ErrorCode.AUTH_FAILED,
+            `could not listen for the redirect on ${this.redirectUrl}: ${error.message}; pick another port`,
+            { cause: error },
+          ),
+        );
       });
       server.unref();
       server.listen(this.port, HOST);

@@ -19,7 +19,17 @@ export interface SecretReporter {
 const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token'] as const;
 const CLIENT_FIELDS = ['client_secret', 'registration_access_token'] as const;
 /** Form fields of a token request that are credentials. */
-const REQUEST_FIELDS = ['assertion', 'client_assertion', 'client_secret', 'refresh_token', 'subject_token', 'actor_token', 'code', 'code_verifier', 'password'] as const;
+const REQUEST_FIELDS = [
+  'assertion',
+  'client_assertion',
+  'client_secret',
+  'refresh_token',
+  'subject_token',
+  'actor_token',
+  'code',
+  'code_verifier',
+  'password',
+] as const;
 
 type RecordSecret = (value: string | undefined) => void;
 
@@ -41,7 +51,9 @@ export function recordingSecrets(provider: OAuthClientProvider, record: RecordSe
   const tokens = (value: unknown): void => fields(value, TOKEN_FIELDS);
   const client = (value: unknown): void => fields(value, CLIENT_FIELDS);
   /** What a member reads or writes, by its name: which argument or result holds credentials. */
-  const watched: Readonly<Record<string, { readonly args?: (args: unknown[]) => void; readonly result?: (value: unknown, args: unknown[]) => void }>> = {
+  const watched: Readonly<
+    Record<string, { readonly args?: (args: unknown[]) => void; readonly result?: (value: unknown, args: unknown[]) => void }>
+  > = {
     tokens: { result: tokens },
     saveTokens: { args: ([value]) => tokens(value) },
     clientInformation: { result: client },
@@ -62,7 +74,12 @@ export function recordingSecrets(provider: OAuthClientProvider, record: RecordSe
       const value: unknown = Reflect.get(target, key, target);
       if (typeof value !== 'function') return value;
       const member = value as (...args: unknown[]) => unknown;
-      const watch = key === 'addClientAuthentication' ? { result: (_: unknown, args: unknown[]) => authentication(args) } : typeof key === 'string' ? watched[key] : undefined;
+      const watch =
+        key === 'addClientAuthentication'
+          ? { result: (_: unknown, args: unknown[]) => authentication(args) }
+          : typeof key === 'string'
+            ? watched[key]
+            : undefined;
       if (!watch) return member.bind(target);
       return (...args: unknown[]): unknown => {
         watch.args?.(args);

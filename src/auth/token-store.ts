@@ -85,9 +85,13 @@ export class FileTokenStore implements TokenStore {
     const next = this.queue.then(async () => {
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
       // Read again under the lock: another process may have saved its own key since.
-      await withFileLock(this.path, async () => replaceAtomically(this.path, `${JSON.stringify(change(await this.readAll()), null, 2)}\n`, { mode: 0o600 }), {
-        what: `the token file ${this.path}`,
-      });
+      await withFileLock(
+        this.path,
+        async () => replaceAtomically(this.path, `${JSON.stringify(change(await this.readAll()), null, 2)}\n`, { mode: 0o600 }),
+        {
+          what: `the token file ${this.path}`,
+        },
+      );
     });
     this.queue = next.catch(() => undefined);
     return next;

@@ -63,13 +63,20 @@ export async function editTarget(path: string): Promise<string> {
   const link = await lstat(path).catch(() => undefined);
   if (link?.isSymbolicLink()) {
     const to = await readlink(path).catch(() => '?');
-    throw new McpActorsError(ErrorCode.NOT_FOUND, `${path} is a link to ${to}, which does not exist; create that file, or remove the link`, { details: { file: path } });
+    throw new McpActorsError(
+      ErrorCode.NOT_FOUND,
+      `${path} is a link to ${to}, which does not exist; create that file, or remove the link`,
+      { details: { file: path } },
+    );
   }
   return path; // a file to be created
 }
 
 function readError(path: string, error: unknown): McpActorsError {
-  return new McpActorsError(ErrorCode.CONFIG_INVALID, `${path} cannot be read (${messageOf(error)}); check that the file is readable`, { cause: error, details: { file: path } });
+  return new McpActorsError(ErrorCode.CONFIG_INVALID, `${path} cannot be read (${messageOf(error)}); check that the file is readable`, {
+    cause: error,
+    details: { file: path },
+  });
 }
 
 /**

@@ -17,11 +17,14 @@ const ACTIONS = ['login', 'logout', 'status'] as const;
 
 export async function authCommand(context: CommandContext): Promise<number> {
   const [action = '', server = ''] = context.positionals;
-  if (!(ACTIONS as readonly string[]).includes(action)) throw new UsageError(`agents auth ${action}: write agents auth login|logout|status <server>`);
+  if (!(ACTIONS as readonly string[]).includes(action))
+    throw new UsageError(`agents auth ${action}: write agents auth login|logout|status <server>`);
   const config = await loadAgentsFile(configFile(context), { env: context.io.env });
   const serverConfig = config.servers[server];
   if (!serverConfig || serverConfig.transport === 'stdio' || !serverConfig.url) {
-    const remote = Object.values(config.servers).filter((entry) => entry.url !== undefined).map((entry) => entry.name);
+    const remote = Object.values(config.servers)
+      .filter((entry) => entry.url !== undefined)
+      .map((entry) => entry.name);
     throw new UsageError(`"${server}" is not a url server of ${configFile(context)}; remote servers: ${remote.join(', ') || 'none'}`);
   }
   const file = context.flags.tokenFile ? pathFrom(context, context.flags.tokenFile) : defaultTokenFile(context.io.env);
@@ -50,7 +53,8 @@ export async function authCommand(context: CommandContext): Promise<number> {
     return report.loggedIn ? ExitCode.OK : ExitCode.FAILED;
   }
   const port = context.flags.port === undefined ? undefined : Number(context.flags.port);
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UsageError(`--port must be a port number, got "${context.flags.port}"`);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
+    throw new UsageError(`--port must be a port number, got "${context.flags.port}"`);
   const provider = await LoopbackOAuthProvider.create({
     key: server,
     store,
@@ -73,19 +77,26 @@ function showUrl(io: CliIo, url: URL): void {
   const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
   if (!terminal || io.env.CI) return;
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url.href]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url.href]] : ['xdg-open', [url.href]];
+    process.platform === 'darwin'
+      ? ['open', [url.href]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url.href]]
+        : ['xdg-open', [url.href]];
   const child = spawn(command, args, { stdio: 'ignore', detached: true });
   child.on('error', () => undefined); // no browser at hand: the printed URL is enough
   child.unref();
 }
 
 /** The providers of every server logged in with `agents auth login`, for the other commands' runtime. */
-export async function storedAuth(context: CommandContext): Promise<((server: { name: string }) => LoopbackOAuthProvider | undefined) | undefined> {
+export async function storedAuth(
+  context: CommandContext,
+): Promise<((server: { name: string }) => LoopbackOAuthProvider | undefined) | undefined> {
   const file = context.flags.tokenFile ? pathFrom(context, context.flags.tokenFile) : defaultTokenFile(context.io.env);
   const store = new FileTokenStore(file);
   const keys = await store.keys().catch(() => []);
   if (keys.length === 0) return undefined;
   const providers = new Map<string, LoopbackOAuthProvider>();
-  for (const key of keys) providers.set(key, await LoopbackOAuthProvider.create({ key, store, openUrl: (url) => showUrl(context.io, url) }));
+  for (const key of keys)
+    providers.set(key, await LoopbackOAuthProvider.create({ key, store, openUrl: (url) => showUrl(context.io, url) }));
   return (server) => providers.get(server.name);
 }

@@ -16,7 +16,9 @@ export function parseCallArguments(text: string | undefined): Record<string, unk
   if (text === undefined || text.trim() === '') return {};
   const syntax = jsonSyntaxError(text);
   if (syntax !== undefined) {
-    throw new UsageError(`the tool arguments are not valid JSON: ${syntax.problem} at character ${syntax.offset + 1} — ${syntax.hint}; write one quoted JSON object, such as ${EXAMPLE}`);
+    throw new UsageError(
+      `the tool arguments are not valid JSON: ${syntax.problem} at character ${syntax.offset + 1} — ${syntax.hint}; write one quoted JSON object, such as ${EXAMPLE}`,
+    );
   }
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

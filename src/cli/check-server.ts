@@ -22,13 +22,24 @@ export async function checkServer(name: string, entry: Record<string, unknown>, 
   const sandbox = JSON.stringify(placed).includes('${SANDBOX_ROOT}') ? await mkdtemp(join(tmpdir(), 'agents-check-')) : undefined;
   const bound = bindPlaceholders(placed, { SANDBOX_ROOT: sandbox, TENANT: CHECK_TENANT });
   const { McpClient } = await import('../client/mcp-client.js');
-  const client = new McpClient({ ...bound, env: { ...bound.env }, headers: { ...bound.headers }, args: [...bound.args], roots: [...bound.roots], maxRestarts: 0, restart: 'temporary' });
+  const client = new McpClient({
+    ...bound,
+    env: { ...bound.env },
+    headers: { ...bound.headers },
+    args: [...bound.args],
+    roots: [...bound.roots],
+    maxRestarts: 0,
+    restart: 'temporary',
+  });
   try {
     const tools = await client.listTools({ timeoutMs: bound.startTimeoutMs });
     const filled = sandbox === undefined ? '' : ` (\${SANDBOX_ROOT} was a throwaway folder, now removed)`;
     return `server "${name}" started${filled} and lists ${tools.length} tool${tools.length === 1 ? '' : 's'}: ${tools.map((tool) => tool.name).join(', ')}\n`;
   } catch (error) {
-    throw editError('CONFIG_INVALID', `nothing was written: server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    throw editError(
+      'CONFIG_INVALID',
+      `nothing was written: server "${name}" did not start (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+    );
   } finally {
     await client.dispose();
     if (sandbox !== undefined) await rm(sandbox, { recursive: true, force: true });

@@ -41,7 +41,10 @@ export const GLOBAL_FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 /** Only without a command: `agents --version`. */
-export const VERSION_FLAG = { version: { type: 'boolean', short: 'V', description: 'print the version' } } as const satisfies Record<string, FlagSpec>;
+export const VERSION_FLAG = { version: { type: 'boolean', short: 'V', description: 'print the version' } } as const satisfies Record<
+  string,
+  FlagSpec
+>;
 
 const inspect: FlagSpec = {
   type: 'boolean',
@@ -82,11 +85,13 @@ export const COMMAND_SPECS = {
     name: 'validate',
     summary: 'check agents.yaml and summarize its servers, skills and actors',
     positionals: [],
-    flags: { strict: { type: 'boolean', description: 'an unset ${VAR} is an error, and a setting that weakens confinement fails the run' } },
+    flags: {
+      strict: { type: 'boolean', description: 'an unset ${VAR} is an error, and a setting that weakens confinement fails the run' },
+    },
     requiredFlags: [],
     details: [
       'Exits 1 and lists every problem with its file:line:col when the file is not valid.',
-      'Checks that each stdio server\'s command exists and is executable; nothing is spawned.',
+      "Checks that each stdio server's command exists and is executable; nothing is spawned.",
       'A ${VAR} that is not set is a warning (its value cannot be judged yet); --strict makes it an error.',
       'Warns about what weakens the confinement of a local server: confine: false, confine.fallback: true, and env entries such as HOME, PATH, XDG_* or npm_config_* (not used to decide confinement); --strict makes these fail the run (exit 1).',
     ],
@@ -95,7 +100,9 @@ export const COMMAND_SPECS = {
   import: {
     name: 'import',
     summary: 'add the servers of a claude_desktop_config.json, .cursor/mcp.json or .mcp.json to agents.yaml',
-    positionals: [{ name: 'config.json', required: true, description: 'a JSON file with "mcpServers" (Claude Desktop, Claude Code, Cursor)' }],
+    positionals: [
+      { name: 'config.json', required: true, description: 'a JSON file with "mcpServers" (Claude Desktop, Claude Code, Cursor)' },
+    ],
     flags: {
       into: { type: 'string', value: '<agents.yaml>', description: 'the file to add the servers to (default --file, ./agents.yaml)' },
       prefix: { type: 'string', value: '<prefix>', description: 'put this before every imported server name' },
@@ -133,7 +140,11 @@ export const COMMAND_SPECS = {
       cwd: { type: 'string', value: '<dir>', description: 'stdio: working directory (default the folder of agents.yaml)' },
       url: { type: 'string', value: '<url>', description: 'sse / streamable-http: the endpoint' },
       header: { type: 'string', value: '<K=V>', multiple: true, description: 'an HTTP header (repeat for more)' },
-      transport: { type: 'string', value: '<stdio|sse|streamable-http>', description: 'default: stdio with --command, streamable-http with --url' },
+      transport: {
+        type: 'string',
+        value: '<stdio|sse|streamable-http>',
+        description: 'default: stdio with --command, streamable-http with --url',
+      },
       check: { type: 'boolean', description: 'start the server once and list its tools before writing' },
     },
     requiredFlags: [],
@@ -172,13 +183,20 @@ export const COMMAND_SPECS = {
       server: { type: 'string', value: '<server>', description: 'the server whose tools the skill includes (required)' },
       include: { type: 'string', value: '<glob>', multiple: true, description: 'keep only tools matching this (repeat for more)' },
       exclude: { type: 'string', value: '<glob>', multiple: true, description: 'leave out tools matching this (repeat for more)' },
-      override: { type: 'string', value: '<tool:read_only|writes|destructive>', multiple: true, description: 'declare what a tool does (repeat)' },
+      override: {
+        type: 'string',
+        value: '<tool:read_only|writes|destructive>',
+        multiple: true,
+        description: 'declare what a tool does (repeat)',
+      },
       required: { type: 'boolean', description: 'activation fails when the server cannot start' },
       description: { type: 'string', value: '<text>', description: 'what the skill is for' },
     },
     requiredFlags: ['server'],
     details: [],
-    examples: ['agents skill add notes --server memory --include "read_*" --include delete_entities --override delete_entities:destructive --required'],
+    examples: [
+      'agents skill add notes --server memory --include "read_*" --include delete_entities --override delete_entities:destructive --required',
+    ],
   },
   'skill remove': {
     name: 'skill remove',
@@ -235,8 +253,11 @@ export const COMMAND_SPECS = {
     positionals: [{ name: 'actor', required: true, description: 'an actor of agents.yaml' }],
     flags: { tenant, sandbox },
     requiredFlags: [],
-    details: ['Starts the servers of the actor\'s skills, lists the tools, and stops everything again.'],
-    examples: ['agents tools tester --file node_modules/mcp-actors/examples/agents.yaml', 'agents tools assistant --file node_modules/mcp-actors/examples/agents.yaml --sandbox . --json'],
+    details: ["Starts the servers of the actor's skills, lists the tools, and stops everything again."],
+    examples: [
+      'agents tools tester --file node_modules/mcp-actors/examples/agents.yaml',
+      'agents tools assistant --file node_modules/mcp-actors/examples/agents.yaml --sandbox . --json',
+    ],
   },
   call: {
     name: 'call',
@@ -268,14 +289,22 @@ export const COMMAND_SPECS = {
     name: 'status',
     summary: "start an actor's servers and show their state (once, or live with --watch)",
     positionals: [{ name: 'actor', required: true, description: 'an actor of agents.yaml' }],
-    flags: { tenant, sandbox, inspect, watch: { type: 'boolean', short: 'w', description: 'keep the servers up and show their state live until Ctrl+C' } },
+    flags: {
+      tenant,
+      sandbox,
+      inspect,
+      watch: { type: 'boolean', short: 'w', description: 'keep the servers up and show their state live until Ctrl+C' },
+    },
     requiredFlags: [],
     details: [
       'Shows state, pid, uptime, restarts, next restart, calls in flight, last error and last stderr line of each server.',
       'Once: exits 1 when a server did not start. With --watch: a table redrawn in place on a terminal, one line per change',
       'when piped, newline-delimited JSON events with --json; Ctrl+C stops every server it started and exits 130.',
     ],
-    examples: ['agents status tester --file node_modules/mcp-actors/examples/agents.yaml', 'agents status tester --file node_modules/mcp-actors/examples/agents.yaml --watch'],
+    examples: [
+      'agents status tester --file node_modules/mcp-actors/examples/agents.yaml',
+      'agents status tester --file node_modules/mcp-actors/examples/agents.yaml --watch',
+    ],
   },
   up: {
     name: 'up',
@@ -293,7 +322,14 @@ export const COMMAND_SPECS = {
       { name: 'module', required: true, description: 'a JavaScript module exporting a defineServer() result; path#name picks one export' },
       { name: 'transport', required: false, description: 'stdio (default), http (127.0.0.1, a free port) or http://<host>:<port>[/path]' },
     ],
-    flags: { tenant: { type: 'string', short: 't', value: '<tenant>', description: 'the tenant served (stdio: else MCP_ACTORS_TENANT; http: single-tenant mode)' } },
+    flags: {
+      tenant: {
+        type: 'string',
+        short: 't',
+        value: '<tenant>',
+        description: 'the tenant served (stdio: else MCP_ACTORS_TENANT; http: single-tenant mode)',
+      },
+    },
     requiredFlags: [],
     details: [
       'Over stdio one process serves one tenant: --tenant, or MCP_ACTORS_TENANT (agents.yaml: env: { MCP_ACTORS_TENANT: "${TENANT}" }).',
@@ -310,8 +346,16 @@ export const COMMAND_SPECS = {
       { name: 'server', required: true, description: 'a url server of agents.yaml' },
     ],
     flags: {
-      'token-file': { type: 'string', value: '<path>', description: 'where tokens are kept (default $MCP_ACTORS_AUTH_FILE or ~/.config/mcp-actors/auth.json, mode 600)' },
-      port: { type: 'string', value: '<port>', description: 'the loopback port of the redirect (default: the one registered before, else a free one)' },
+      'token-file': {
+        type: 'string',
+        value: '<path>',
+        description: 'where tokens are kept (default $MCP_ACTORS_AUTH_FILE or ~/.config/mcp-actors/auth.json, mode 600)',
+      },
+      port: {
+        type: 'string',
+        value: '<port>',
+        description: 'the loopback port of the redirect (default: the one registered before, else a free one)',
+      },
     },
     requiredFlags: [],
     details: [

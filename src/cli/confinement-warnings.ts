@@ -9,7 +9,18 @@ import type { AgentsConfig } from '../config/agents-file.js';
 import type { FoundProblem } from '../config/found-problem.js';
 
 /** Names a server's env may hold that confinement does not read (compared without case). */
-const HOST_ONLY_NAMES = new Set(['HOME', 'PATH', 'TMPDIR', 'TMP', 'TEMP', 'USERPROFILE', 'YARN_CACHE_FOLDER', 'PNPM_HOME', 'BUN_INSTALL', 'DENO_DIR']);
+const HOST_ONLY_NAMES = new Set([
+  'HOME',
+  'PATH',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'USERPROFILE',
+  'YARN_CACHE_FOLDER',
+  'PNPM_HOME',
+  'BUN_INSTALL',
+  'DENO_DIR',
+]);
 const HOST_ONLY_PREFIXES = ['XDG_', 'NPM_CONFIG_'];
 
 /** Whether an env name is one the runtime reads from the host, never from the server's env, to confine it. */
@@ -32,7 +43,8 @@ export function confinementWarnings(config: AgentsConfig): FoundProblem[] {
     if (server.confine === false) {
       found.push({
         path: ['servers', name, 'confine'],
-        problem: 'confine: false runs this server unconfined even in a sandbox: its tools can read your credentials and write outside the sandbox',
+        problem:
+          'confine: false runs this server unconfined even in a sandbox: its tools can read your credentials and write outside the sandbox',
         hint: 'remove the line (the server is confined wherever bubblewrap works), or keep it only for a server you trust with your account',
       });
     } else if (typeof server.confine === 'object' && server.confine.fallback === true) {

@@ -51,13 +51,18 @@ interface Hold {
 function inspectForValue(value: string | boolean | readonly string[] | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(ms)) throw new UsageError(`--inspect-for must be a whole number of milliseconds, got "${String(value)}"; write --inspect-for 60000`);
+  if (!Number.isSafeInteger(ms))
+    throw new UsageError(`--inspect-for must be a whole number of milliseconds, got "${String(value)}"; write --inspect-for 60000`);
   return ms;
 }
 
 /** Resolves after `hold.ms`, or on Ctrl+C / SIGTERM (then with its exit code). */
 function held(hold: Hold, say: Say): Promise<number | undefined> {
-  say(hold.ms === undefined ? 'the inspector keeps serving the live tree: Ctrl+C to end the demo' : `the inspector keeps serving the live tree for ${hold.ms} ms (Ctrl+C ends it sooner)`);
+  say(
+    hold.ms === undefined
+      ? 'the inspector keeps serving the live tree: Ctrl+C to end the demo'
+      : `the inspector keeps serving the live tree for ${hold.ms} ms (Ctrl+C ends it sooner)`,
+  );
   return new Promise((resolve) => {
     const timer = hold.ms === undefined ? undefined : setTimeout(() => finish(undefined), hold.ms);
     const stop = hold.io.onSignal((signal) => finish(signal === 'SIGINT' ? ExitCode.SIGINT : ExitCode.SIGTERM));
@@ -76,7 +81,12 @@ function textOf(result: unknown): string {
 }
 
 function until(client: McpClient, state: string): Promise<unknown> {
-  return firstValueFrom(client.state$.pipe(filter((value) => value === state), timeout(20_000)));
+  return firstValueFrom(
+    client.state$.pipe(
+      filter((value) => value === state),
+      timeout(20_000),
+    ),
+  );
 }
 
 function alive(pid: number): boolean {
@@ -145,8 +155,14 @@ async function runtimeTour(heading: (text: string) => void, say: Say, hold: Hold
     return undefined;
   }
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-actors-demo-')));
-  const person = { GIT_AUTHOR_NAME: 'demo', GIT_AUTHOR_EMAIL: 'demo@example.com', GIT_COMMITTER_NAME: 'demo', GIT_COMMITTER_EMAIL: 'demo@example.com' };
-  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: project, env: { ...process.env, ...person }, stdio: 'ignore' });
+  const person = {
+    GIT_AUTHOR_NAME: 'demo',
+    GIT_AUTHOR_EMAIL: 'demo@example.com',
+    GIT_COMMITTER_NAME: 'demo',
+    GIT_COMMITTER_EMAIL: 'demo@example.com',
+  };
+  const git = (...args: string[]): void =>
+    void execFileSync('git', args, { cwd: project, env: { ...process.env, ...person }, stdio: 'ignore' });
   git('init', '-q');
   writeFileSync(join(project, 'notes.md'), '# notes\n');
   git('add', '-A');
@@ -184,7 +200,13 @@ async function runtimeTour(heading: (text: string) => void, say: Say, hold: Hold
     });
     const sandbox = await runtime.createSandbox(project);
     const editor = await runtime.activate('editor', { tenant: 'acme', sandbox });
-    say(`tools: ${editor.tools().map((tool) => `${tool.name} (${tool.category})`).slice(0, 4).join(', ')}, …`);
+    say(
+      `tools: ${editor
+        .tools()
+        .map((tool) => `${tool.name} (${tool.category})`)
+        .slice(0, 4)
+        .join(', ')}, …`,
+    );
     say(`in-process call: ${textOf((await editor.call('clock/now')).result)}`);
     const write = await editor.call('files/write_file', { path: 'notes.md', content: '# notes\n\nwritten in the sandbox\n' });
     say(`write_file → ${write.status}; the project still reads ${JSON.stringify(readFileSync(join(project, 'notes.md'), 'utf8'))}`);
@@ -192,14 +214,22 @@ async function runtimeTour(heading: (text: string) => void, say: Say, hold: Hold
     say(`a path out of the sandbox → ${escape.status} (${escape.error?.code})`);
     const other = await runtime.activate('editor', { tenant: 'globex', sandbox });
     await other.call('clock/now');
-    say(`two tenants, two filesystem servers: ${runtime.status().servers.map((s) => `${s.server}@${s.tenant} pid ${s.pid}`).join(', ')}`);
+    say(
+      `two tenants, two filesystem servers: ${runtime
+        .status()
+        .servers.map((s) => `${s.server}@${s.tenant} pid ${s.pid}`)
+        .join(', ')}`,
+    );
     const second = await editor.call('files/write_file', { path: 'todo.md', content: '- ship it\n' });
     if (second.checkpointId !== undefined) await editor.rollback(second.checkpointId);
     say(`rolled back todo.md; the change set is now: ${(await editor.changes()).map((c) => `${c.kind} ${c.path}`).join(', ')}`);
     await sandbox.applyToHost();
     say(`applied: the project now reads ${JSON.stringify(readFileSync(join(project, 'notes.md'), 'utf8'))}`);
     const signalled = hold ? await held(hold, say) : undefined;
-    const serverPids = runtime.status().servers.map((s) => s.pid).filter((p): p is number => p !== undefined);
+    const serverPids = runtime
+      .status()
+      .servers.map((s) => s.pid)
+      .filter((p): p is number => p !== undefined);
     await runtime.shutdown();
     say(`shutdown: server pids ${serverPids.join(', ')} alive afterwards: ${serverPids.some(alive) ? 'some' : 'none'}`);
     return signalled;

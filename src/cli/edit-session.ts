@@ -48,11 +48,18 @@ export function editError(code: keyof typeof ErrorCode, message: string): McpAct
 const sectionOf = (data: Record<string, unknown>, key: string): Record<string, unknown> => (isRecord(data[key]) ? data[key] : {});
 
 /** Reads the file's sections; `missing` says what to do when the file does not exist yet. */
-export async function readFileData(context: CommandContext, missing: 'empty' | 'refuse'): Promise<{ path: string; text: string | undefined; data: FileData }> {
+export async function readFileData(
+  context: CommandContext,
+  missing: 'empty' | 'refuse',
+): Promise<{ path: string; text: string | undefined; data: FileData }> {
   return readDataAt(configFile(context), absolute(context, configFile(context)), missing);
 }
 
-async function readDataAt(path: string, file: string, missing: 'empty' | 'refuse'): Promise<{ path: string; text: string | undefined; data: FileData }> {
+async function readDataAt(
+  path: string,
+  file: string,
+  missing: 'empty' | 'refuse',
+): Promise<{ path: string; text: string | undefined; data: FileData }> {
   const snapshot = await readSnapshot(file);
   if (snapshot.text === undefined && missing === 'refuse') {
     throw editError('NOT_FOUND', `${path} does not exist; create it with agents init, or name another file with --file`);
@@ -70,12 +77,21 @@ function parseData(path: string, text: string): FileData {
   if (first) {
     const at = first.linePos?.[0];
     const where = at ? `${path}:${at.line}:${at.col}` : path;
-    throw editError('CONFIG_INVALID', `${where}: ${first.message.split('\n')[0]}; fix the file first (agents validate shows every problem)`);
+    throw editError(
+      'CONFIG_INVALID',
+      `${where}: ${first.message.split('\n')[0]}; fix the file first (agents validate shows every problem)`,
+    );
   }
   const data: unknown = doc.toJS();
-  if (data !== null && data !== undefined && !isRecord(data)) throw editError('CONFIG_INVALID', `${path} is not a mapping of sections; fix the file first`);
+  if (data !== null && data !== undefined && !isRecord(data))
+    throw editError('CONFIG_INVALID', `${path} is not a mapping of sections; fix the file first`);
   const record = isRecord(data) ? data : {};
-  return { servers: sectionOf(record, 'servers'), tools: sectionOf(record, 'tools'), skills: sectionOf(record, 'skills'), actors: sectionOf(record, 'actors') };
+  return {
+    servers: sectionOf(record, 'servers'),
+    tools: sectionOf(record, 'tools'),
+    skills: sectionOf(record, 'skills'),
+    actors: sectionOf(record, 'actors'),
+  };
 }
 
 const withoutPosition = (problem: ConfigProblem): string => `${problem.path}\u0000${problem.problem.replace(/^.*?:\d+:\d+: /, '')}`;
@@ -112,7 +128,10 @@ export async function editAgentsFile(
   const given = configFile(context);
   // A link is edited where it leads (and stays a link); the lock lies beside that real file.
   const file = await editTarget(absolute(context, given));
-  await withFileLock(file, () => editLocked(context, given, file, missing, plan, beforeWrite), { what: given, timeoutMs: EDIT_LOCK_TIMEOUT_MS });
+  await withFileLock(file, () => editLocked(context, given, file, missing, plan, beforeWrite), {
+    what: given,
+    timeoutMs: EDIT_LOCK_TIMEOUT_MS,
+  });
 }
 
 async function editLocked(

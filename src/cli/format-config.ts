@@ -16,7 +16,14 @@ export interface ConfigSummary {
     tools: readonly string[];
     agentSkills: readonly string[];
   }[];
-  readonly actors: readonly { name: string; description?: string; skills: readonly string[]; execute: string; restricted: readonly string[]; tenantKey: string }[];
+  readonly actors: readonly {
+    name: string;
+    description?: string;
+    skills: readonly string[];
+    execute: string;
+    restricted: readonly string[];
+    tenantKey: string;
+  }[];
 }
 
 export function summarizeConfig(config: AgentsConfig, file: string): ConfigSummary {
@@ -55,7 +62,9 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 
 export function formatConfigSummary(summary: ConfigSummary): string {
   const { servers, skills, actors } = summary;
-  const lines = [`${summary.file} is valid: ${plural(servers.length, 'server')}, ${plural(skills.length, 'skill')}, ${plural(actors.length, 'actor')}`];
+  const lines = [
+    `${summary.file} is valid: ${plural(servers.length, 'server')}, ${plural(skills.length, 'skill')}, ${plural(actors.length, 'actor')}`,
+  ];
   if (servers.length > 0) {
     const rows = servers.map((s) => [s.name, s.transport, s.url ?? shellWords([s.command ?? '', ...(s.args ?? [])])]);
     lines.push('', 'servers:', textTable(rows, '  '));

@@ -89,7 +89,10 @@ export function outcomeJson(outcome: CallOutcome): Record<string, unknown> {
     result: outcome.result,
     changes: outcome.changes,
     checkpointId: outcome.checkpointId,
-    error: outcome.error === undefined ? undefined : { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details },
+    error:
+      outcome.error === undefined
+        ? undefined
+        : { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details },
     note: outcome.note,
   };
 }

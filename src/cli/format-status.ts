@@ -21,7 +21,9 @@ export function allServersUp(report: StatusReport): boolean {
 
 export function formatStatus(report: StatusReport): string {
   const { servers } = report.status;
-  const lines = [`actor ${report.actor} for tenant ${report.tenant}: ${allServersUp(report) ? 'every server is running' : 'not every server is running'}`];
+  const lines = [
+    `actor ${report.actor} for tenant ${report.tenant}: ${allServersUp(report) ? 'every server is running' : 'not every server is running'}`,
+  ];
   if (servers.length > 0) {
     const rows = servers.map((s) => [
       s.server,

@@ -48,7 +48,11 @@ export function formatTools(report: ToolsReport): string {
 export function unavailableLines(activation: ActivationReport | undefined): string[] {
   const unavailable = activation?.unavailable ?? [];
   if (unavailable.length === 0) return [];
-  return ['', 'unavailable (their tools join once the server recovers):', ...unavailable.map(({ server, error }) => `  ${server}: [${error.code}] ${error.message}`)];
+  return [
+    '',
+    'unavailable (their tools join once the server recovers):',
+    ...unavailable.map(({ server, error }) => `  ${server}: [${error.code}] ${error.message}`),
+  ];
 }
 
 export function toolsJson(report: ToolsReport): Record<string, unknown> {

@@ -1,7 +1,15 @@
 /**
  * The help of `agents` and of each command, written from the command table.
  */
-import { COMMAND_NAMES, COMMAND_SPECS, GLOBAL_FLAGS, VERSION_FLAG, positionalUsage, type CommandName, type FlagSpec } from './command-specs.js';
+import {
+  COMMAND_NAMES,
+  COMMAND_SPECS,
+  GLOBAL_FLAGS,
+  VERSION_FLAG,
+  positionalUsage,
+  type CommandName,
+  type FlagSpec,
+} from './command-specs.js';
 
 function flagLines(flags: Readonly<Record<string, FlagSpec>>): string[] {
   const rows = Object.entries(flags).map(([name, spec]) => {
@@ -38,7 +46,11 @@ export function commandHelp(command: CommandName): string {
   const flags = spec.flags as Readonly<Record<string, FlagSpec>>;
   const required = spec.requiredFlags.map((name) => ` --${name} ${flags[name]?.value ?? '<value>'}`).join('');
   const positionals = spec.positionals.map((p) => ` ${positionalUsage(p)}`).join('');
-  const lines = [`usage: agents ${command}${positionals}${required} [flags]`, '', `${spec.summary[0]?.toUpperCase()}${spec.summary.slice(1)}.`];
+  const lines = [
+    `usage: agents ${command}${positionals}${required} [flags]`,
+    '',
+    `${spec.summary[0]?.toUpperCase()}${spec.summary.slice(1)}.`,
+  ];
   if (spec.details.length > 0) lines.push(...spec.details);
   if (spec.positionals.length > 0) {
     const width = Math.max(...spec.positionals.map((p) => positionalUsage(p).length));

@@ -26,14 +26,22 @@ export async function importCommand(context: CommandContext): Promise<number> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const problem = `${written}: cannot be read (${messageOf(error)})`;
-    throw new ConfigError([{ path: '', problem, hint: 'name the JSON file that holds "mcpServers"' }], { subject: `file ${written}`, cause: error });
+    throw new ConfigError([{ path: '', problem, hint: 'name the JSON file that holds "mcpServers"' }], {
+      subject: `file ${written}`,
+      cause: error,
+    });
   }
   // `${VAR}` references are kept as written, for the agents.yaml to fill in when it is loaded:
   // `$${` is the escape for a literal `${`, so the import neither needs the variables set nor
   // copies their values into its output.
-  const servers = parseMcpServersJson(text.replaceAll('${', () => '$${'), { file: written });
+  const servers = parseMcpServersJson(
+    text.replaceAll('${', () => '$${'),
+    { file: written },
+  );
   const prefix = typeof context.flags.options.prefix === 'string' ? context.flags.options.prefix : '';
-  const named: ServersSection = Object.fromEntries(Object.entries(serversSection(servers)).map(([name, entry]) => [`${prefix}${name}`, entry]));
+  const named: ServersSection = Object.fromEntries(
+    Object.entries(serversSection(servers)).map(([name, entry]) => [`${prefix}${name}`, entry]),
+  );
   for (const name of Object.keys(named)) checkName('server', name);
   const { section, exports } = referencesForSecrets(named);
   const disabled = disabledServers(text);
@@ -71,11 +79,15 @@ export async function importCommand(context: CommandContext): Promise<number> {
     const left = disabled.length > 0 ? `; left out (disabled): ${disabled.join(', ')}` : '';
     return {
       edits: names.map((name) => ({ op: 'set', path: ['servers', name], value: withReferences.section[name] })),
-      message: context.flags.json ? '' : `${names.length === 0 ? 'no servers to import' : parts.join('; ')} in ${file} from ${basename(written)}${left}${exportNote(exportLines)}`,
+      message: context.flags.json
+        ? ''
+        : `${names.length === 0 ? 'no servers to import' : parts.join('; ')} in ${file} from ${basename(written)}${left}${exportNote(exportLines)}`,
     };
   });
   if (context.flags.json) {
-    context.io.stdout.write(`${JSON.stringify({ ok: true, added: names.filter((n) => !replaced.includes(n)), replaced, disabled, exports: exportLines }, null, 2)}\n`);
+    context.io.stdout.write(
+      `${JSON.stringify({ ok: true, added: names.filter((n) => !replaced.includes(n)), replaced, disabled, exports: exportLines }, null, 2)}\n`,
+    );
   }
   return ExitCode.OK;
 }

@@ -31,7 +31,8 @@ export function redraw(previous: readonly number[], lines: readonly string[], si
   const up = previous.reduce((sum, width) => sum + rowsOf(width, columns), 0);
   // The cursor row below the block must stay on screen, or the top line scrolls out of reach.
   const room = Math.max(1, size.rows - 1);
-  const shown = lines.length <= room ? lines : [...lines.slice(0, room - 1), `… ${lines.length - room + 1} more lines: make the terminal taller`];
+  const shown =
+    lines.length <= room ? lines : [...lines.slice(0, room - 1), `… ${lines.length - room + 1} more lines: make the terminal taller`];
   const fitted = shown.map((line) => fitLine(line, columns - 1));
   const clear = previous.length === 0 ? '' : `\r${up > 0 ? `\u001b[${up}A` : ''}\u001b[J`;
   return { text: `${clear}${fitted.map((line) => `${line}\n`).join('')}`, widths: fitted.map(displayWidth) };

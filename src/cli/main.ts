@@ -64,7 +64,9 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       return ExitCode.OK;
     }
     const context: CommandContext = { io, flags: line.flags, positionals: line.positionals };
-    return await (await COMMANDS[line.command]())(context);
+    return await (
+      await COMMANDS[line.command]()
+    )(context);
   } catch (error) {
     io.stderr.write(formatError(error, { debug, file }));
     if (isUsageError(error)) return ExitCode.USAGE;

@@ -58,7 +58,10 @@ function allFlags(): Record<string, FlagSpec> {
 
 function parseArgsOptions(flags: Record<string, FlagSpec>): ParseArgsOptions {
   return Object.fromEntries(
-    Object.entries(flags).map(([name, spec]) => [name, spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short }]),
+    Object.entries(flags).map(([name, spec]) => [
+      name,
+      spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short },
+    ]),
   );
 }
 
@@ -96,7 +99,9 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       if (sub === undefined && has('help')) return { kind: 'help', command: `${first} list` as CommandName };
       const near = sub === undefined ? undefined : suggest(sub, subs);
       const what = sub === undefined ? `agents ${first} needs a subcommand` : `unknown subcommand "${first} ${sub}"`;
-      throw new UsageError(`${what}; ${near === undefined ? `write agents ${first} ${subs.join('|')}` : `did you mean "${first} ${near}"?`}`);
+      throw new UsageError(
+        `${what}; ${near === undefined ? `write agents ${first} ${subs.join('|')}` : `did you mean "${first} ${near}"?`}`,
+      );
     }
   }
   const word = grouped ? `${first} ${positionals[1] ?? ''}` : first;

@@ -12,7 +12,8 @@ import type { ServersSection } from './servers-yaml.js';
 /** Names of variables and headers that usually hold a secret. */
 const SECRET_NAME = /token|secret|passw|api[_-]?key|private[_-]?key|auth|credential|cookie|session/i;
 /** Values that look like a credential whatever they are called: well-known token prefixes. */
-const SECRET_VALUE = /^(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[abpr]-|lin_api_|glpat-|AKIA[0-9A-Z]{12}|AIza|ya29\.|npm_|hf_|pplx-)/;
+const SECRET_VALUE =
+  /^(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[abpr]-|lin_api_|glpat-|AKIA[0-9A-Z]{12}|AIza|ya29\.|npm_|hf_|pplx-)/;
 /** An authorization scheme kept in front of the reference: `Bearer ${TOKEN}`. */
 const SCHEME = /^(Bearer|Basic|Token|Bot)\s+/i;
 
@@ -57,7 +58,10 @@ export function referencedVariables(servers: Readonly<Record<string, unknown>>):
  * referencesForSecrets({ gh: { command: 'x', env: { GITHUB_TOKEN: 'ghp_1' } } });
  * // { section: { gh: { command: 'x', env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } }, exports: [{ variable: 'GITHUB_TOKEN', value: 'ghp_1' }] }
  */
-export function referencesForSecrets(section: ServersSection, reserved: ReadonlySet<string> = new Set()): { section: ServersSection; exports: SecretExport[] } {
+export function referencesForSecrets(
+  section: ServersSection,
+  reserved: ReadonlySet<string> = new Set(),
+): { section: ServersSection; exports: SecretExport[] } {
   const exports: SecretExport[] = [];
   // A reserved name holds a value nobody here knows: it is never shared.
   const taken = new Map<string, string | typeof RESERVED>([...reserved].map((name) => [name, RESERVED]));
@@ -87,7 +91,9 @@ export function referencesForSecrets(section: ServersSection, reserved: Readonly
           const scheme = key === 'headers' ? (SCHEME.exec(value)?.[0] ?? '') : '';
           const secret = value.slice(scheme.length);
           const variable =
-            key === 'env' ? claim(variableName(name), variableName(server, name), secret) : claim(variableName(server, name), variableName(server, name), secret);
+            key === 'env'
+              ? claim(variableName(name), variableName(server, name), secret)
+              : claim(variableName(server, name), variableName(server, name), secret);
           return [name, `${scheme}\${${variable}}`];
         }),
       );

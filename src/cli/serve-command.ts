@@ -34,7 +34,10 @@ export async function serveCommand(context: CommandContext): Promise<number> {
     close = () => served.close();
     ended = new Promise((done) => process.stdin.once('end', () => done()));
   } else {
-    if (tenant === undefined) throw new UsageError('agents serve over http needs --tenant <tenant> (single-tenant mode); embed serveOverHttp with authenticate to serve several tenants');
+    if (tenant === undefined)
+      throw new UsageError(
+        'agents serve over http needs --tenant <tenant> (single-tenant mode); embed serveOverHttp with authenticate to serve several tenants',
+      );
     const served = await serveOverHttp(server, { tenant, announce: stderr, ...endpoint });
     close = () => served.close();
   }
@@ -62,7 +65,8 @@ function endpointOf(transport: string): 'stdio' | { host?: string; port?: number
   } catch {
     throw new UsageError(`unknown transport "${transport}"; write stdio, http, or http://<host>:<port>[/path]`);
   }
-  if (url.protocol !== 'http:') throw new UsageError(`agents serve speaks plain http on a local address, not ${url.protocol}; put TLS in front of it`);
+  if (url.protocol !== 'http:')
+    throw new UsageError(`agents serve speaks plain http on a local address, not ${url.protocol}; put TLS in front of it`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return { host, ...(url.port === '' ? {} : { port: Number(url.port) }), ...(url.pathname === '/' ? {} : { path: url.pathname }) };
 }
@@ -73,19 +77,27 @@ function resolveModule(cwd: string, path: string): string {
 }
 
 function isDomainServer(value: unknown): value is DomainServer {
-  return typeof value === 'object' && value !== null && typeof (value as DomainServer).name === 'string' && Array.isArray((value as DomainServer).tools);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as DomainServer).name === 'string' &&
+    Array.isArray((value as DomainServer).tools)
+  );
 }
 
 async function domainServerOf(url: string, exportName: string | undefined): Promise<DomainServer> {
   const module = (await import(url)) as Record<string, unknown>;
   if (exportName !== undefined) {
     const chosen = module[exportName];
-    if (!isDomainServer(chosen)) throw new UsageError(`the export "${exportName}" of ${url} is not a domain server (a defineServer() result)`);
+    if (!isDomainServer(chosen))
+      throw new UsageError(`the export "${exportName}" of ${url} is not a domain server (a defineServer() result)`);
     return chosen;
   }
   const found = Object.entries(module).filter((entry): entry is [string, DomainServer] => isDomainServer(entry[1]));
   const [first] = found;
   if (found.length === 1 && first !== undefined) return first[1];
   if (found.length === 0) throw new UsageError(`${url} exports no domain server (a defineServer() result)`);
-  throw new UsageError(`${url} exports ${found.length} domain servers (${found.map(([name]) => name).join(', ')}); pick one with <module>#<name>`);
+  throw new UsageError(
+    `${url} exports ${found.length} domain servers (${found.map(([name]) => name).join(', ')}); pick one with <module>#<name>`,
+  );
 }

@@ -14,16 +14,26 @@ const DEFAULTS = fromApiKeys(toApiKeys({}, serverConfigSchema, true), serverConf
 /** What of `value` differs from `fallback`: nested records key by key (backoff); undefined when nothing does. */
 const differing = (value: unknown, fallback: unknown): unknown =>
   isRecord(value) && isRecord(fallback) && Object.keys(fallback).length > 0
-    ? ((diff) => (Object.keys(diff).length > 0 ? diff : undefined))(Object.fromEntries(Object.entries(value).filter(([k, v]) => !isDeepStrictEqual(v, fallback[k]))))
-    : isDeepStrictEqual(value, fallback) ? undefined : value;
+    ? ((diff) => (Object.keys(diff).length > 0 ? diff : undefined))(
+        Object.fromEntries(Object.entries(value).filter(([k, v]) => !isDeepStrictEqual(v, fallback[k]))),
+      )
+    : isDeepStrictEqual(value, fallback)
+      ? undefined
+      : value;
 
 /** One server as its agents.yaml entry (without `name`: the key names it). */
 export function serverEntry(config: ResolvedServerConfig): Record<string, unknown> {
-  const { name: _name, transport, sse_fallback: fallback, ...rest } = fromApiKeys(config, serverConfigSchema, 'camelCase').value as Record<string, unknown>;
+  const {
+    name: _name,
+    transport,
+    sse_fallback: fallback,
+    ...rest
+  } = fromApiKeys(config, serverConfigSchema, 'camelCase').value as Record<string, unknown>;
   const entry: Record<string, unknown> = transport === (config.command === undefined ? 'streamable-http' : 'stdio') ? {} : { transport };
   for (const [key, value] of Object.entries(rest)) {
     const kept = differing(value, DEFAULTS[key]);
-    if (kept !== undefined && !(Array.isArray(kept) && kept.length === 0) && !(isRecord(kept) && Object.keys(kept).length === 0)) entry[key] = kept;
+    if (kept !== undefined && !(Array.isArray(kept) && kept.length === 0) && !(isRecord(kept) && Object.keys(kept).length === 0))
+      entry[key] = kept;
   }
   // sse_fallback is on by default exactly when the transport is implied by a url (not written); after url, where it reads.
   const impliedOn = transport === 'streamable-http' && entry.transport === undefined;
@@ -60,7 +70,8 @@ export function literalSecrets(section: ServersSection): string[] {
       const values = entry[key];
       if (!isRecord(values)) continue;
       for (const [variable, value] of Object.entries(values)) {
-        if (typeof value === 'string' && value !== '' && !value.includes('${') && SECRET_NAME.test(variable)) found.push(`servers.${name}.${key}.${variable}`);
+        if (typeof value === 'string' && value !== '' && !value.includes('${') && SECRET_NAME.test(variable))
+          found.push(`servers.${name}.${key}.${variable}`);
       }
     }
   }

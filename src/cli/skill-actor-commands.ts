@@ -33,7 +33,9 @@ function overridesFrom(context: CommandContext): Record<string, Record<string, b
     const tool = item.slice(0, at);
     const kind = item.slice(at + 1);
     if (at <= 0 || !(OVERRIDE_KINDS as readonly string[]).includes(kind)) {
-      throw new UsageError(`--override needs TOOL:${OVERRIDE_KINDS.join('|')}, got ${JSON.stringify(item)}; write --override delete_file:destructive`);
+      throw new UsageError(
+        `--override needs TOOL:${OVERRIDE_KINDS.join('|')}, got ${JSON.stringify(item)}; write --override delete_file:destructive`,
+      );
     }
     overrides[tool] = { ...overrides[tool], [kind]: true };
   }
@@ -51,7 +53,10 @@ export async function skillAddCommand(context: CommandContext): Promise<number> 
   const description = textFlag(context, 'description');
   await editAgentsFile(context, 'refuse', (data, path) => {
     if (Object.hasOwn(data.skills, name)) {
-      throw editError('DUPLICATE_NAME', `skill "${name}" is already in ${path}; choose another name, or remove it first (agents skill remove ${name})`);
+      throw editError(
+        'DUPLICATE_NAME',
+        `skill "${name}" is already in ${path}; choose another name, or remove it first (agents skill remove ${name})`,
+      );
     }
     if (!Object.hasOwn(data.servers, server)) throw unknownNameError('server', server, Object.keys(data.servers), path);
     const plain = include.length === 0 && exclude.length === 0 && overrides === undefined && !required;
@@ -85,7 +90,10 @@ export async function skillRemoveCommand(context: CommandContext): Promise<numbe
     const users = actorsUsing(data, name);
     const actors = [...new Set(users.map((use) => use.actor))];
     if (actors.length > 0 && context.flags.options.force !== true) {
-      throw editError('INVALID_ARGUMENT', `skill "${name}" is used by actor${actors.length === 1 ? '' : 's'} ${actors.join(', ')}; remove it there first, or run again with --force to unlink it`);
+      throw editError(
+        'INVALID_ARGUMENT',
+        `skill "${name}" is used by actor${actors.length === 1 ? '' : 's'} ${actors.join(', ')}; remove it there first, or run again with --force to unlink it`,
+      );
     }
     const unlink: YamlEdit[] = [...users].reverse().map(({ actor, index }) => ({ op: 'delete', path: ['actors', actor, 'skills', index] }));
     const unlinked = actors.length > 0 ? `; unlinked it from actor${actors.length === 1 ? '' : 's'} ${actors.join(', ')}` : '';
@@ -118,7 +126,10 @@ export async function actorAddCommand(context: CommandContext): Promise<number> 
   const description = textFlag(context, 'description');
   await editAgentsFile(context, 'refuse', (data, path) => {
     if (Object.hasOwn(data.actors, name)) {
-      throw editError('DUPLICATE_NAME', `actor "${name}" is already in ${path}; choose another name, or remove it first (agents actor remove ${name})`);
+      throw editError(
+        'DUPLICATE_NAME',
+        `actor "${name}" is already in ${path}; choose another name, or remove it first (agents actor remove ${name})`,
+      );
     }
     const missing = skills.find((skill) => !Object.hasOwn(data.skills, skill));
     if (missing !== undefined) throw unknownNameError('skill', missing, Object.keys(data.skills), path);

@@ -44,7 +44,10 @@ export function watchTable(servers: readonly ServerStatus[], colour: Paint, now:
     cell(firstLine(s.lastError) || '-', 60),
     cell(firstLine(s.lastStderrLine) || '-', 40),
   ]);
-  const lines = textTable([['SERVER', 'TENANT', 'STATE', 'PID', 'UPTIME', 'RESTARTS', 'NEXT RESTART', 'CALLS', 'LAST ERROR', 'LAST STDERR'], ...rows]).split('\n');
+  const lines = textTable([
+    ['SERVER', 'TENANT', 'STATE', 'PID', 'UPTIME', 'RESTARTS', 'NEXT RESTART', 'CALLS', 'LAST ERROR', 'LAST STDERR'],
+    ...rows,
+  ]).split('\n');
   // Colour after aligning, so escape codes do not count as width.
   return lines.map((line, i) => {
     if (i === 0) return colour.bold(line);
@@ -73,13 +76,23 @@ export async function watchCommand(context: CommandContext, actor: string): Prom
   const { io, flags } = context;
   const terminal = (io.stdout as { isTTY?: boolean }).isTTY === true && !flags.json;
   const colour = paint(io);
-  const area = new LiveArea((text) => io.stdout.write(text), () => terminalSize(io.stdout));
-  const resizable = io.stdout as { on?: (event: 'resize', listener: () => void) => unknown; off?: (event: 'resize', listener: () => void) => unknown };
+  const area = new LiveArea(
+    (text) => io.stdout.write(text),
+    () => terminalSize(io.stdout),
+  );
+  const resizable = io.stdout as {
+    on?: (event: 'resize', listener: () => void) => unknown;
+    off?: (event: 'resize', listener: () => void) => unknown;
+  };
   let runtimeRef: Runtime | undefined;
   let ended = false; // after Ctrl+C the table would only show servers disappearing
   const draw = (): void => {
     if (!terminal || runtimeRef === undefined || ended) return;
-    const lines = [colour.bold(`agents: ${actor} — live (Ctrl+C stops every server and exits)`), '', ...watchTable(runtimeRef.status().servers, colour, Date.now())];
+    const lines = [
+      colour.bold(`agents: ${actor} — live (Ctrl+C stops every server and exits)`),
+      '',
+      ...watchTable(runtimeRef.status().servers, colour, Date.now()),
+    ];
     area.draw(lines);
   };
   return withActorSession(

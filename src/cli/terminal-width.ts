@@ -38,7 +38,7 @@ export function printable(text: string): string {
 /** Columns `text` takes on a terminal; SGR colour codes take none. */
 export function displayWidth(text: string): number {
   let width = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const sgr = SGR.exec(text.slice(i, i + 32));
     if (sgr) {
       i += sgr[0].length;
@@ -65,7 +65,7 @@ export function fitLine(line: string, columns: number): string {
   let width = 0;
   let out = '';
   let coloured = false;
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     const sgr = SGR.exec(line.slice(i, i + 32));
     if (sgr) {
       out += sgr[0];

@@ -16,7 +16,14 @@ export function textTable(rows: readonly (readonly string[])[], indent = ''): st
   const columns = Math.max(0, ...rows.map((row) => row.length));
   const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => displayWidth(row[i] ?? ''))));
   return rows
-    .map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : padEnd(cell, widths[i] ?? 0))).join('  ').trimEnd())
+    .map(
+      (row) =>
+        indent +
+        row
+          .map((cell, i) => (i === row.length - 1 ? cell : padEnd(cell, widths[i] ?? 0)))
+          .join('  ')
+          .trimEnd(),
+    )
     .join('\n');
 }
 

@@ -31,7 +31,10 @@ export function keyValues(context: CommandContext, flag: string): Record<string,
   const record: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--${flag} needs NAME=value, got ${JSON.stringify(pair)}; write --${flag} ${flag === 'env' ? 'API_KEY=${API_KEY}' : 'Authorization=Bearer ${TOKEN}'}`);
+    if (at <= 0)
+      throw new UsageError(
+        `--${flag} needs NAME=value, got ${JSON.stringify(pair)}; write --${flag} ${flag === 'env' ? 'API_KEY=${API_KEY}' : 'Authorization=Bearer ${TOKEN}'}`,
+      );
     const name = pair.slice(0, at);
     if (Object.hasOwn(record, name)) throw new UsageError(`--${flag} ${name} is given twice; give it once`);
     record[name] = pair.slice(at + 1);
@@ -41,7 +44,9 @@ export function keyValues(context: CommandContext, flag: string): Record<string,
 
 export function checkName(kind: string, name: string): void {
   if (!new RegExp(SERVER_NAME_PATTERN).test(name)) {
-    throw new UsageError(`${kind} name ${JSON.stringify(name)} is not valid: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+    throw new UsageError(
+      `${kind} name ${JSON.stringify(name)} is not valid: use letters, digits, ".", "_" and "-", starting with a letter or digit`,
+    );
   }
 }
 
@@ -55,7 +60,8 @@ function entryFromFlags(context: CommandContext): Record<string, unknown> {
   }
   const stdioOnly = ['arg', 'env', 'cwd'].filter((flag) => context.flags.options[flag] !== undefined);
   if (url !== undefined && stdioOnly.length > 0) throw new UsageError(`--${stdioOnly[0]} is for a local server (--command), not for --url`);
-  if (command !== undefined && context.flags.options.header !== undefined) throw new UsageError('--header is for a remote server (--url), not for --command');
+  if (command !== undefined && context.flags.options.header !== undefined)
+    throw new UsageError('--header is for a remote server (--url), not for --command');
   const transport = text(context, 'transport');
   const entry: Record<string, unknown> = {};
   if (transport !== undefined) entry.transport = transport;
@@ -78,7 +84,9 @@ function entryFromFlags(context: CommandContext): Record<string, unknown> {
 export function skillsUsing(data: FileData, server: string): { skill: string; index: number }[] {
   return Object.entries(data.skills).flatMap(([skill, config]) => {
     const refs = isRecord(config) && Array.isArray(config.mcp_servers) ? (config.mcp_servers as unknown[]) : [];
-    return refs.flatMap((ref, index) => ((typeof ref === 'string' ? ref : isRecord(ref) ? ref.server : undefined) === server ? [{ skill, index }] : []));
+    return refs.flatMap((ref, index) =>
+      (typeof ref === 'string' ? ref : isRecord(ref) ? ref.server : undefined) === server ? [{ skill, index }] : [],
+    );
   });
 }
 
@@ -87,21 +95,36 @@ export async function toolAddCommand(context: CommandContext): Promise<number> {
   checkName('server', name);
   const entry = entryFromFlags(context);
   let checked = '';
-  await editAgentsFile(context, 'empty', (data, path) => {
-    if (Object.hasOwn(data.servers, name)) {
-      throw editError('DUPLICATE_NAME', `server "${name}" is already in ${path}; choose another name, or remove it first (agents tool remove ${name})`);
-    }
-    // The entry's keys (command, args, env, cwd, url, headers, transport) are spelled alike in both styles.
-    const result = checkNamedServer(name, entry, ['servers', name], 'snake_case');
-    if (!result.config) throw editError('CONFIG_INVALID', `nothing was written: ${oneLine(result.problems.map((p) => ({ path: p.path.join('.'), problem: p.problem, ...(p.hint ? { hint: p.hint } : {}) })))}`);
-    // A literal secret given with --env or --header is written as a ${VAR} reference (as `agents
-    // import` does); --check still starts the server with the value given.
-    const { section, exports } = referencesForSecrets({ [name]: entry }, referencedVariables(data.servers));
-    return { edits: [{ op: 'set', path: ['servers', name], value: section[name] }], message: `added server "${name}" to ${path}${exportNote(exportLines(exports))}` };
-  }, async (path) => {
-    if (context.flags.options.check !== true) return;
-    checked = await checkServer(name, entry, path);
-  });
+  await editAgentsFile(
+    context,
+    'empty',
+    (data, path) => {
+      if (Object.hasOwn(data.servers, name)) {
+        throw editError(
+          'DUPLICATE_NAME',
+          `server "${name}" is already in ${path}; choose another name, or remove it first (agents tool remove ${name})`,
+        );
+      }
+      // The entry's keys (command, args, env, cwd, url, headers, transport) are spelled alike in both styles.
+      const result = checkNamedServer(name, entry, ['servers', name], 'snake_case');
+      if (!result.config)
+        throw editError(
+          'CONFIG_INVALID',
+          `nothing was written: ${oneLine(result.problems.map((p) => ({ path: p.path.join('.'), problem: p.problem, ...(p.hint ? { hint: p.hint } : {}) })))}`,
+        );
+      // A literal secret given with --env or --header is written as a ${VAR} reference (as `agents
+      // import` does); --check still starts the server with the value given.
+      const { section, exports } = referencesForSecrets({ [name]: entry }, referencedVariables(data.servers));
+      return {
+        edits: [{ op: 'set', path: ['servers', name], value: section[name] }],
+        message: `added server "${name}" to ${path}${exportNote(exportLines(exports))}`,
+      };
+    },
+    async (path) => {
+      if (context.flags.options.check !== true) return;
+      checked = await checkServer(name, entry, path);
+    },
+  );
   if (checked !== '') context.io.stdout.write(checked);
   return ExitCode.OK;
 }
@@ -114,10 +137,15 @@ export async function toolRemoveCommand(context: CommandContext): Promise<number
     const overrides = Object.keys(data.tools).filter((key) => key.startsWith(`${name}/`));
     const skills = [...new Set(users.map((use) => use.skill))];
     if (skills.length > 0 && context.flags.options.force !== true) {
-      throw editError('INVALID_ARGUMENT', `server "${name}" is used by skill${skills.length === 1 ? '' : 's'} ${skills.join(', ')}; remove it there first, or run again with --force to unlink it`);
+      throw editError(
+        'INVALID_ARGUMENT',
+        `server "${name}" is used by skill${skills.length === 1 ? '' : 's'} ${skills.join(', ')}; remove it there first, or run again with --force to unlink it`,
+      );
     }
     // Later items first, so the indices of earlier ones still hold.
-    const unlink: YamlEdit[] = [...users].reverse().map(({ skill, index }) => ({ op: 'delete', path: ['skills', skill, 'mcp_servers', index] }));
+    const unlink: YamlEdit[] = [...users]
+      .reverse()
+      .map(({ skill, index }) => ({ op: 'delete', path: ['skills', skill, 'mcp_servers', index] }));
     const drop: YamlEdit[] = overrides.map((key) => ({ op: 'delete', path: ['tools', key] }));
     const lines = [`removed server "${name}" from ${path}`];
     if (skills.length > 0) lines.push(`unlinked it from skill${skills.length === 1 ? '' : 's'} ${skills.join(', ')}`);

@@ -16,8 +16,7 @@ export type YamlPath = readonly (string | number)[];
 
 /** Set a key (adding it at the end of its mapping, or replacing its value), or delete a key or list item. */
 export type YamlEdit =
-  | { readonly op: 'set'; readonly path: YamlPath; readonly value: unknown }
-  | { readonly op: 'delete'; readonly path: YamlPath };
+  { readonly op: 'set'; readonly path: YamlPath; readonly value: unknown } | { readonly op: 'delete'; readonly path: YamlPath };
 
 /**
  * The text with every edit applied in turn.
@@ -106,7 +105,8 @@ function block(value: unknown, indent: number, step: number): string {
 
 /** What follows `key:` for a new value: ` scalar`, ` {}` for an empty collection, or a block on the next lines. */
 function valueText(value: unknown, indent: number, step: number): string {
-  if (typeof value === 'object' && value !== null && Object.keys(value).length > 0) return `\n${block(value, indent, step).replace(/\n$/, '')}`;
+  if (typeof value === 'object' && value !== null && Object.keys(value).length > 0)
+    return `\n${block(value, indent, step).replace(/\n$/, '')}`;
   return ` ${stringify(value, { lineWidth: 0 }).trimEnd()}`;
 }
 
@@ -148,7 +148,8 @@ function splice(text: string, doc: Document, edit: YamlEdit): string | undefined
       const holder = holderPair(doc, parentPath);
       return holder ? setValueOfPair(text, holder, { [key]: edit.value }, step) : undefined;
     }
-    if (isCollection(parent) && parent.flow) return replaceNode(text, parent, editData(parent.toJSON() as unknown, { op: 'set', path: [key], value: edit.value }));
+    if (isCollection(parent) && parent.flow)
+      return replaceNode(text, parent, editData(parent.toJSON() as unknown, { op: 'set', path: [key], value: edit.value }));
     return undefined;
   }
   if (parent === null || parent === undefined || !isCollection(parent)) return text;
@@ -167,7 +168,13 @@ function holderPair(doc: Document, path: YamlPath): Pair<Node, Node | null> | un
   return holder ? pairOf(holder, path[path.length - 1] as string | number) : undefined;
 }
 
-function setInBlockMap(text: string, map: Node & { items: unknown[] }, key: string | number, value: unknown, step: number): string | undefined {
+function setInBlockMap(
+  text: string,
+  map: Node & { items: unknown[] },
+  key: string | number,
+  value: unknown,
+  step: number,
+): string | undefined {
   const existing = pairOf(map, key);
   if (existing) return setValueOfPair(text, existing, value, step);
   // A pair made by the document API may have a null key.

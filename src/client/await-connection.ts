@@ -33,7 +33,10 @@ export function serverInErrorError(snapshot: ServerSnapshot, what: string): McpA
   const gaveUp = `gave up after ${restartCount} automatic restart${restartCount === 1 ? '' : 's'} and is in ERROR`;
   const reason = lastError ? ` (${lastError.code}: ${lastError.message})` : '';
   // start() and reconnect() are themselves the way back: name the other, never the call that failed.
-  const remedy = what === 'start()' || what === 'reconnect()' ? `fix the cause, then call ${what} again` : `${what} did not run; fix the cause, then call start() or reconnect()`;
+  const remedy =
+    what === 'start()' || what === 'reconnect()'
+      ? `fix the cause, then call ${what} again`
+      : `${what} did not run; fix the cause, then call start() or reconnect()`;
   return new McpActorsError(ErrorCode.SERVER_IN_ERROR, `server "${config.name}" ${gaveUp}${reason}; ${remedy}`, {
     cause: lastError,
     details: {
@@ -53,7 +56,8 @@ export async function awaitConnection(actor: ServerActorRef, options: AwaitOptio
   if (ready) return ready;
   if (publicStateOf(initial) === 'ERROR') throw serverInErrorError(initial, what);
   if (signal?.aborted) throw cancelled(name, what, signal);
-  if (options.explicit !== true && refusesLazyStart(initial.context) && publicStateOf(initial) !== 'STARTING') throw stoppedError(name, what);
+  if (options.explicit !== true && refusesLazyStart(initial.context) && publicStateOf(initial) !== 'STARTING')
+    throw stoppedError(name, what);
 
   const now = publicStateOf(initial);
   if (now === 'STOPPED' || now === 'STOPPING') actor.send({ type: 'server.start', explicit: false });

@@ -26,18 +26,20 @@ export function classifyRequestError(error: unknown, context: RequestContext): M
   const { server, what, timeoutMs, signal, connection } = context;
   const details = { server, request: what };
   if (signal?.aborted) {
-    return new McpActorsError(
-      ErrorCode.CANCELLED,
-      `${what} on server "${server}" was cancelled by the caller; MCP cancellation was sent`,
-      { cause: signal.reason ?? error, details },
-    );
+    return new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller; MCP cancellation was sent`, {
+      cause: signal.reason ?? error,
+      details,
+    });
   }
   // Before the lost-connection check: a refused credential ends the session too, and says why.
   const authError = authErrorOf(error, { server, what });
   if (authError) return authError;
   const ended = connection.endedWith();
   if (ended && (ended.error.code === ErrorCode.AUTH_REQUIRED || ended.error.code === ErrorCode.AUTH_FAILED)) {
-    return new McpActorsError(ended.error.code, `${what} on server "${server}" failed: ${ended.error.message}`, { cause: ended.error, details: { ...details, ...ended.error.details } });
+    return new McpActorsError(ended.error.code, `${what} on server "${server}" failed: ${ended.error.message}`, {
+      cause: ended.error,
+      details: { ...details, ...ended.error.details },
+    });
   }
   if (ended || isConnectionClosed(error)) {
     const reason = ended ? `: ${ended.error.message}` : '';
@@ -55,10 +57,14 @@ export function classifyRequestError(error: unknown, context: RequestContext): M
     );
   }
   if (error instanceof McpError) {
-    return new McpActorsError(ErrorCode.PROTOCOL_ERROR, `server "${server}" answered ${what} with error ${error.code}: ${wireMessageOf(error)}`, {
-      cause: error,
-      details: { ...details, mcpCode: error.code, data: error.data },
-    });
+    return new McpActorsError(
+      ErrorCode.PROTOCOL_ERROR,
+      `server "${server}" answered ${what} with error ${error.code}: ${wireMessageOf(error)}`,
+      {
+        cause: error,
+        details: { ...details, mcpCode: error.code, data: error.data },
+      },
+    );
   }
   if (isMcpActorsError(error)) return error;
   return new McpActorsError(ErrorCode.CONNECTION_LOST, `${what} on server "${server}" failed: ${messageOf(error)}`, {

@@ -69,7 +69,10 @@ export interface McpClientOptions {
 
 /** An actor that spawns and owns server actors (see `McpClientOptions.host`). */
 export interface ServerActorHost {
-  spawn(logic: typeof serverMachine, options: { readonly id: string; readonly systemId: string; readonly input: ServerMachineInput }): ServerActorRef;
+  spawn(
+    logic: typeof serverMachine,
+    options: { readonly id: string; readonly systemId: string; readonly input: ServerMachineInput },
+  ): ServerActorRef;
   retire(actor: ServerActorRef): void;
 }
 
@@ -119,18 +122,28 @@ function defaultServerMachine(): typeof serverMachine {
 }
 
 /** Waits for `work` within one caller's deadline and signal (the one deadline, `tool-call/deadline.ts`), leaving `work` itself running. */
-function withinDeadline<T>(work: Promise<T>, context: { server: string; what: string; deadline: number; timeoutMs: number; signal: AbortSignal | undefined }): Promise<T> {
+function withinDeadline<T>(
+  work: Promise<T>,
+  context: { server: string; what: string; deadline: number; timeoutMs: number; signal: AbortSignal | undefined },
+): Promise<T> {
   const { server, what, deadline, timeoutMs, signal } = context;
   return withDeadline(work, {
     ms: Math.max(0, deadline - Date.now()),
     signal,
     onAbort: (reason) => {
-      throw new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, { cause: reason, details: { server } });
+      throw new McpActorsError(ErrorCode.CANCELLED, `${what} on server "${server}" was cancelled by the caller`, {
+        cause: reason,
+        details: { server },
+      });
     },
     onTimeout: () => {
-      throw new McpActorsError(ErrorCode.REQUEST_TIMEOUT, `${what} on server "${server}" got no answer within ${timeoutMs} ms; raise timeoutMs (or callTimeoutMs) if the server is slow`, {
-        details: { server, timeoutMs },
-      });
+      throw new McpActorsError(
+        ErrorCode.REQUEST_TIMEOUT,
+        `${what} on server "${server}" got no answer within ${timeoutMs} ms; raise timeoutMs (or callTimeoutMs) if the server is slow`,
+        {
+          details: { server, timeoutMs },
+        },
+      );
     },
   });
 }
@@ -187,7 +200,9 @@ export class McpClient implements AsyncDisposable {
         })
       : undefined;
     // A host's transport factory (connectOverTransport) gets the real configuration, like ours.
-    const hostActors = options.actors?.connectServer ? { ...options.actors, connectServer: withServerConfig(options.actors.connectServer, this.config) } : options.actors;
+    const hostActors = options.actors?.connectServer
+      ? { ...options.actors, connectServer: withServerConfig(options.actors.connectServer, this.config) }
+      : options.actors;
     const machine =
       hostActors || connectServer
         ? serverMachine.provide({ actors: { ...defaultServerActors, ...(connectServer ? { connectServer } : {}), ...hostActors } })
@@ -197,7 +212,9 @@ export class McpClient implements AsyncDisposable {
     const id = options.id ?? systemId;
     // Hosted, the actor is spawned (and started) by its host; otherwise it is a root of its own.
     const host = options.host;
-    this.serverActor = host ? host.spawn(machine, { id, systemId, input }) : createActor(machine, { input, id, systemId, ...(options.inspect ? { inspect: options.inspect } : {}) });
+    this.serverActor = host
+      ? host.spawn(machine, { id, systemId, input })
+      : createActor(machine, { input, id, systemId, ...(options.inspect ? { inspect: options.inspect } : {}) });
     this.states = new BehaviorSubject<ServerState>('STOPPED');
     this.state$ = this.states.pipe(distinctUntilChanged());
     this.toolsChanged$ = this.toolsChanged.asObservable();
@@ -302,10 +319,16 @@ export class McpClient implements AsyncDisposable {
       let cursor: string | undefined;
       do {
         const traced = startMcpRequest({ ...this.requestFacts(connection), method: 'tools/list' });
-        const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs }).catch((error: unknown) => {
-          traced.end(requestFailure(classifyRequestError(error, { server: this.name, what: 'tools/list', timeoutMs, signal: undefined, connection })));
-          throw error;
-        });
+        const page = await connection.client
+          .listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs })
+          .catch((error: unknown) => {
+            traced.end(
+              requestFailure(
+                classifyRequestError(error, { server: this.name, what: 'tools/list', timeoutMs, signal: undefined, connection }),
+              ),
+            );
+            throw error;
+          });
         traced.end();
         all.push(...page.tools);
         cursor = page.nextCursor;
@@ -340,7 +363,8 @@ export class McpClient implements AsyncDisposable {
     }
     // The hot path: a RUNNING server answers at once, without the waiting machinery (each await
     // of it is a promise and a microtask hop per call).
-    const { connection, deadline, timeoutMs } = this.runningConnection(options) ?? (await this.connectionWithDeadline(`call "${name}"`, options));
+    const { connection, deadline, timeoutMs } =
+      this.runningConnection(options) ?? (await this.connectionWithDeadline(`call "${name}"`, options));
     // The SDK never removes the listener it adds to a request's signal: give it one of this call's
     // own, linked to the caller's only until the call settles (see tool-call/call-signal.ts).
     // The call path's own signal (an actor's call, through the adapter) is given to the SDK as it
@@ -354,11 +378,15 @@ export class McpClient implements AsyncDisposable {
     const activity = this.callBegan(connection, context);
     const traced = startMcpRequest({ ...this.requestFacts(connection), method: 'tools/call', target: name, meta: options.meta });
     try {
-      const answer = (await connection.client.callTool(traced.meta ? { name, arguments: args, _meta: traced.meta } : { name, arguments: args }, undefined, {
-        // The SDK's own timer (it owns the request's timeout and cancel); setTimeout would fire at once past its range.
-        timeout: Math.min(MAX_TIMER_MS, Math.max(1, deadline - Date.now())),
-        ...(signal ? { signal } : {}),
-      })) as CallToolResult;
+      const answer = (await connection.client.callTool(
+        traced.meta ? { name, arguments: args, _meta: traced.meta } : { name, arguments: args },
+        undefined,
+        {
+          // The SDK's own timer (it owns the request's timeout and cancel); setTimeout would fire at once past its range.
+          timeout: Math.min(MAX_TIMER_MS, Math.max(1, deadline - Date.now())),
+          ...(signal ? { signal } : {}),
+        },
+      )) as CallToolResult;
       traced.end(answer.isError === true ? { errorType: 'tool_error' } : undefined);
       return answer;
     } catch (error) {
@@ -372,8 +400,18 @@ export class McpClient implements AsyncDisposable {
   }
 
   /** What a request's span says of the server and its session (see telemetry/mcp-request-span.ts). */
-  private requestFacts(connection: ServerConnection): { server: string; transport: string; sessionId: string | undefined; protocolVersion: string | undefined } {
-    return { server: this.name, transport: this.config.transport, sessionId: connection.client.transport?.sessionId, protocolVersion: connection.protocolVersion };
+  private requestFacts(connection: ServerConnection): {
+    server: string;
+    transport: string;
+    sessionId: string | undefined;
+    protocolVersion: string | undefined;
+  } {
+    return {
+      server: this.name,
+      transport: this.config.transport,
+      sessionId: connection.client.transport?.sessionId,
+      protocolVersion: connection.protocolVersion,
+    };
   }
 
   /** Stops the server and the actor; the client cannot be used afterwards. */
@@ -415,9 +453,13 @@ export class McpClient implements AsyncDisposable {
   ): Promise<{ connection: ServerConnection; deadline: number; timeoutMs: number }> {
     const timeoutMs = options.timeoutMs ?? this.config.callTimeoutMs;
     if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
-      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`, {
-        details: { server: this.name },
-      });
+      throw new McpActorsError(
+        ErrorCode.INVALID_ARGUMENT,
+        `timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`,
+        {
+          details: { server: this.name },
+        },
+      );
     }
     const deadline = Date.now() + timeoutMs;
     try {
@@ -507,9 +549,13 @@ export class McpClient implements AsyncDisposable {
 
   private assertUsable(what: string): void {
     if (this.disposed) {
-      throw new McpActorsError(ErrorCode.NOT_CONNECTED, `${what} on server "${this.name}" after the client was disposed; create a new McpClient`, {
-        details: { server: this.name },
-      });
+      throw new McpActorsError(
+        ErrorCode.NOT_CONNECTED,
+        `${what} on server "${this.name}" after the client was disposed; create a new McpClient`,
+        {
+          details: { server: this.name },
+        },
+      );
     }
   }
 }

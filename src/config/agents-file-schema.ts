@@ -21,14 +21,25 @@ export const DEFAULT_TENANT_KEY = 'org_id';
 /** The sections of the file, in the order the README documents them. */
 export const AGENTS_FILE_SECTIONS = ['servers', 'tools', 'skills', 'actors'] as const;
 
-const list = <const T, const Extra>(items: T, description: string, extra: Extra) => ({ type: 'array', items, uniqueItems: true, description, ...extra }) as const;
+const list = <const T, const Extra>(items: T, description: string, extra: Extra) =>
+  ({ type: 'array', items, uniqueItems: true, description, ...extra }) as const;
 const flag = (description: string) => ({ type: 'boolean', description }) as const;
 /** Two capabilities that cannot both hold of one tool. */
 const clash = <A extends string, B extends string>(a: A, atA: boolean, b: B, atB: boolean, description: string) =>
   ({ description, not: { required: [a, b], properties: { [a]: { const: atA }, [b]: { const: atB } } } }) as const;
 
-const fullToolName = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/]+$', description: 'a full tool name, "<namespace>/<tool>"', examples: ['builtin/now'] } as const;
-const toolPattern = { type: 'string', pattern: '^[^\\s/]+$', description: 'a tool name or a glob pattern (* and ?), without the server name', examples: ['read_*'] } as const;
+const fullToolName = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/]+$',
+  description: 'a full tool name, "<namespace>/<tool>"',
+  examples: ['builtin/now'],
+} as const;
+const toolPattern = {
+  type: 'string',
+  pattern: '^[^\\s/]+$',
+  description: 'a tool name or a glob pattern (* and ?), without the server name',
+  examples: ['read_*'],
+} as const;
 
 /** Replaces the capabilities the registry infers from a tool's name and annotations. */
 export const capabilityOverridesSchema = {
@@ -61,14 +72,20 @@ const serverInclusion = {
     examples: ['github', { server: 'github', include: ['read_*'] }],
     properties: {
       server: name('a server name'),
-      include: list(toolPattern, 'Only the tools matching one of these. Leave include out to include every tool of the server.', { minItems: 1 }),
+      include: list(toolPattern, 'Only the tools matching one of these. Leave include out to include every tool of the server.', {
+        minItems: 1,
+      }),
       exclude: list(toolPattern, 'None of the tools matching one of these.', {}),
       required: { type: 'boolean', default: false, description: 'Activation fails when this server cannot start.' },
       overrides: {
         type: 'object',
         default: {},
         description: 'Capability overrides per tool name, merged key by key over the tools section (the skill wins).',
-        propertyNames: { pattern: '^[^\\s/*?]+$', description: 'a tool name, without the server name or wildcards', examples: ['move_file'] },
+        propertyNames: {
+          pattern: '^[^\\s/*?]+$',
+          description: 'a tool name, without the server name or wildcards',
+          examples: ['move_file'],
+        },
         additionalProperties: capabilityOverridesSchema,
       },
     },
@@ -112,7 +129,8 @@ const actor = {
           type: 'string',
           enum: EXECUTE_POLICIES,
           default: DEFAULT_EXECUTE_POLICY,
-          description: "Tool calls that need approval. allow: run them without asking; ask: the host's approve callback decides; deny: refuse them.",
+          description:
+            "Tool calls that need approval. allow: run them without asking; ask: the host's approve callback decides; deny: refuse them.",
         },
         restricted: list(fullToolName, 'Restricted tools this actor may call anyway, by full name.', { default: [] }),
       },
@@ -131,7 +149,12 @@ const actor = {
 const section = <Entry, Names>(entry: Entry, names: Names, description: string) =>
   ({ type: ['object', 'null'], propertyNames: names, additionalProperties: entry, default: {}, description }) as const;
 
-const toolEntry = { type: 'object', additionalProperties: false, required: ['overrides'], properties: { overrides: capabilityOverridesSchema } } as const;
+const toolEntry = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['overrides'],
+  properties: { overrides: capabilityOverridesSchema },
+} as const;
 const toolKey = {
   pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*/[^\\s/*?]+$',
   description: 'a tool name with its server, "<server>/<tool>", without wildcards',
@@ -155,7 +178,11 @@ export const agentsFileSchema = {
     tools: section(toolEntry, toolKey, 'Capability overrides per MCP tool, keyed by "<server>/<tool>".'),
     skills: section(skill, name('a skill name'), 'Skills, keyed by name.'),
     actors: section(actor, name('an actor name'), 'Actors, keyed by name.'),
-    default_tenant: { type: 'string', minLength: 1, description: 'The tenant the agents CLI acts for when --tenant is not given (default: local).' },
+    default_tenant: {
+      type: 'string',
+      minLength: 1,
+      description: 'The tenant the agents CLI acts for when --tenant is not given (default: local).',
+    },
   },
 } as const;
 
@@ -164,7 +191,10 @@ export type CapabilityOverrides = ValueOf<typeof capabilityOverridesSchema, true
 /** One server included by a skill: the tools it keeps (`include`, then `exclude`) and their overrides. */
 export type SkillServerRef = ValueOf<(typeof serverInclusion)['else'], true>;
 /** A skill; `agentSkills` are absolute paths of Agent Skill folders. */
-export type SkillConfig = { readonly name: string; readonly mcpServers: readonly SkillServerRef[] } & Omit<Output<(typeof skill)['properties']>, 'mcpServers'>;
+export type SkillConfig = { readonly name: string; readonly mcpServers: readonly SkillServerRef[] } & Omit<
+  Output<(typeof skill)['properties']>,
+  'mcpServers'
+>;
 export type ActorConfig = { readonly name: string } & Output<(typeof actor)['properties']>;
 export interface AgentsConfig {
   readonly servers: Readonly<Record<string, ResolvedServerConfig>>;

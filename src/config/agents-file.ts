@@ -9,7 +9,14 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { type ConfigProblem, ConfigError, messageOf } from '../errors/index.js';
 import { sharedAjv } from '../registry/json-schema-validators.js';
 import { toolPatternMatches } from '../registry/tool-filter.js';
-import { AGENTS_FILE_SECTIONS, type AgentsConfig, type CapabilityOverrides, type SkillServerRef, agentsFileSchema, capabilityOverridesSchema } from './agents-file-schema.js';
+import {
+  AGENTS_FILE_SECTIONS,
+  type AgentsConfig,
+  type CapabilityOverrides,
+  type SkillServerRef,
+  agentsFileSchema,
+  capabilityOverridesSchema,
+} from './agents-file-schema.js';
 import { type EnvironmentVariables, resolveEnvReferences } from './env-references.js';
 import { fromApiKeys, isRecord, toApiKeys } from './file-keys.js';
 import { problemsFromAjv, show } from './problem-text.js';
@@ -103,8 +110,16 @@ export async function checkAgentsFile(path: string, options: AgentsConfigOptions
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const hint = code === 'ENOENT' ? `check the path; a relative path is read from ${process.cwd()}` : code === 'EISDIR' ? 'name the file inside the folder' : 'check that the file is readable';
-    throw new ConfigError([{ path: '', problem: `${path}: cannot be read (${messageOf(error)})`, hint }], { subject: `file ${path}`, cause: error });
+    const hint =
+      code === 'ENOENT'
+        ? `check the path; a relative path is read from ${process.cwd()}`
+        : code === 'EISDIR'
+          ? 'name the file inside the folder'
+          : 'check that the file is readable';
+    throw new ConfigError([{ path: '', problem: `${path}: cannot be read (${messageOf(error)})`, hint }], {
+      subject: `file ${path}`,
+      cause: error,
+    });
   }
   return parseChecked(text, { ...options, file: path });
 }
@@ -117,7 +132,8 @@ export async function checkAgentsFile(path: string, options: AgentsConfigOptions
  * agentsConfigFromObject({ servers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } });
  */
 export function agentsConfigFromObject(input: unknown, options: AgentsConfigOptions = {}): AgentsConfig {
-  return build(input, 'both', { ...options, baseDir: resolvePath(options.baseDir ?? process.cwd()), subject: 'agents configuration' }).config;
+  return build(input, 'both', { ...options, baseDir: resolvePath(options.baseDir ?? process.cwd()), subject: 'agents configuration' })
+    .config;
 }
 
 interface BuildContext extends AgentsConfigOptions {
@@ -134,7 +150,8 @@ function build(input: unknown, keys: 'snake_case' | 'both', context: BuildContex
   const resolved = resolveEnvReferences(visible, env);
   const expanded = { ...resolved, problems: resolved.problems.map(forServer) };
   const unset = context.unsetVariables === 'warn' ? expanded.problems.filter((problem) => problem.unset !== undefined) : [];
-  const deferred = context.unsetVariables === 'per-server' ? expanded.problems.filter((problem) => serverOfUnset(problem) !== undefined) : [];
+  const deferred =
+    context.unsetVariables === 'per-server' ? expanded.problems.filter((problem) => serverOfUnset(problem) !== undefined) : [];
   const found: FoundProblem[] = expanded.problems.filter((problem) => !unset.includes(problem) && !deferred.includes(problem));
   if (!isRecord(expanded.value)) {
     const problem = `must be a mapping of sections (${AGENTS_FILE_SECTIONS.join(', ')}), got ${show(expanded.value)}`;
@@ -180,12 +197,18 @@ function unsetByServer(deferred: readonly FoundProblem[], source: Source | undef
 /** The entries of a record whose values are records (the ones worth checking further). */
 const records = (value: unknown): [string, Record<string, unknown>][] =>
   Object.entries(isRecord(value) ? value : {}).filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]));
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 function unknownName(path: readonly PathSegment[], kind: 'server' | 'skill', written: string, known: readonly string[]): FoundProblem {
   const section = `${kind}s`;
   const near = closest(written, known);
-  const hint = near !== undefined ? `did you mean "${near}"?` : known.length > 0 ? `known ${section}: ${known.join(', ')}` : `add it under ${section}:`;
+  const hint =
+    near !== undefined
+      ? `did you mean "${near}"?`
+      : known.length > 0
+        ? `known ${section}: ${known.join(', ')}`
+        : `add it under ${section}:`;
   return { path, problem: `names ${kind} "${written}", which is not in ${section}`, hint };
 }
 
@@ -253,7 +276,11 @@ function inclusionProblems(
       const problem = `overrides tool "${tool}", which exclude leaves out (${JSON.stringify(excludedBy)})`;
       problems.push({ path, problem, hint: 'remove the override, or the exclusion' });
     } else if (include !== undefined && !include.some((pattern) => toolPatternMatches(pattern, tool))) {
-      problems.push({ path, problem: `overrides tool "${tool}", which include does not match`, hint: `add "${tool}" to include, or remove the override` });
+      problems.push({
+        path,
+        problem: `overrides tool "${tool}", which include does not match`,
+        hint: `add "${tool}" to include, or remove the override`,
+      });
     }
   }
   return problems;
@@ -285,7 +312,12 @@ function agentSkillProblems(path: readonly PathSegment[], entry: string, baseDir
 }
 
 /** The checked file in the TypeScript shape (see `toApiKeys`): skills and actors named, string server entries expanded, paths absolute. */
-function assemble(data: Record<string, unknown>, servers: Record<string, ResolvedServerConfig>, context: BuildContext, unset: Record<string, UnsetVariable[]>): AgentsConfig {
+function assemble(
+  data: Record<string, unknown>,
+  servers: Record<string, ResolvedServerConfig>,
+  context: BuildContext,
+  unset: Record<string, UnsetVariable[]>,
+): AgentsConfig {
   const api = toApiKeys(data, agentsFileSchema, true) as Record<string, unknown>;
   const named = (key: 'skills' | 'actors', more: (entry: Record<string, unknown>) => object = () => ({})) =>
     Object.freeze(Object.fromEntries(records(api[key]).map(([name, entry]) => [name, Object.freeze({ name, ...entry, ...more(entry) })])));

@@ -10,7 +10,8 @@ const pathList = (description: string) => ({ type: 'array', items: { type: 'stri
 
 /** camelCase and snake_case are the same here: every key is one word. */
 export const confineSchema = {
-  description: 'OS confinement (bubblewrap): true, false, or options. Default: confined when the server runs in a sandbox and bubblewrap works.',
+  description:
+    'OS confinement (bubblewrap): true, false, or options. Default: confined when the server runs in a sandbox and bubblewrap works.',
   oneOf: [
     { type: 'boolean' },
     {
@@ -19,12 +20,19 @@ export const confineSchema = {
       properties: {
         network: {
           description: 'all (default), none, or a list of hosts reachable through a proxy (name, *.name, name:port).',
-          oneOf: [{ type: 'string', enum: ['all', 'none'] }, { type: 'array', items: { type: 'string', minLength: 1, pattern: '^[^\\s/]+$' } }],
+          oneOf: [
+            { type: 'string', enum: ['all', 'none'] },
+            { type: 'array', items: { type: 'string', minLength: 1, pattern: '^[^\\s/]+$' } },
+          ],
         },
         deny: pathList('Paths the server cannot read, on top of the default credential folders.'),
         write: pathList('Paths the server may write, on top of the sandbox root, its temp dir and the package caches.'),
         root: { type: 'string', minLength: 1, description: 'The directory the server may write; the runtime sets it to the sandbox root.' },
-        project: { type: 'string', minLength: 1, description: "The project a sandbox stands for (its .env files are hidden); set by the runtime." },
+        project: {
+          type: 'string',
+          minLength: 1,
+          description: 'The project a sandbox stands for (its .env files are hidden); set by the runtime.',
+        },
         fallback: { type: 'boolean', description: 'Run unconfined where confinement is unavailable, rather than fail to start.' },
       },
     },

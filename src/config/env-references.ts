@@ -98,7 +98,11 @@ export function referencedNames(text: string): string[] {
  * @example
  * resolveEnvReferences({ env: { TOKEN: '${TOKEN}' } }, { TOKEN: 'abc' }).value; // { env: { TOKEN: 'abc' } }
  */
-export function resolveEnvReferences(data: unknown, env: EnvironmentVariables, path: readonly PathSegment[] = []): { value: unknown; problems: FoundProblem[] } {
+export function resolveEnvReferences(
+  data: unknown,
+  env: EnvironmentVariables,
+  path: readonly PathSegment[] = [],
+): { value: unknown; problems: FoundProblem[] } {
   const problems: FoundProblem[] = [];
   const walk = (value: unknown, at: readonly PathSegment[]): unknown => {
     if (typeof value === 'string') {

@@ -11,16 +11,27 @@ export type SchemaNode = Readonly<Record<string, unknown>>;
 /** `start_timeout_ms` → `startTimeoutMs`, at the type level. */
 type Camel<S> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
 /** The TypeScript type of a value a schema describes; `Filled`: with the schema's defaults filled in. */
-export type ValueOf<P, Filled extends boolean> = P extends { readonly enum: readonly (infer E)[] } ? E
-  : P extends { readonly oneOf: readonly (infer O)[] } ? ValueOf<O, Filled>
-  : P extends { readonly then: infer T; readonly else: infer E } ? ValueOf<T, Filled> | ValueOf<E, Filled>
-  : P extends { readonly type: 'string' } ? string
-  : P extends { readonly type: 'integer' | 'number' } ? number
-  : P extends { readonly type: 'boolean' } ? boolean
-  : P extends { readonly items: infer I } ? readonly ValueOf<I, Filled>[]
-  : P extends { readonly properties: infer Inner } ? (Filled extends true ? Output<Inner, Required<P>> : Input<Inner>)
-  : P extends { readonly additionalProperties: infer A } ? Readonly<Record<string, ValueOf<A, Filled>>>
-  : unknown;
+export type ValueOf<P, Filled extends boolean> = P extends { readonly enum: readonly (infer E)[] }
+  ? E
+  : P extends { readonly oneOf: readonly (infer O)[] }
+    ? ValueOf<O, Filled>
+    : P extends { readonly then: infer T; readonly else: infer E }
+      ? ValueOf<T, Filled> | ValueOf<E, Filled>
+      : P extends { readonly type: 'string' }
+        ? string
+        : P extends { readonly type: 'integer' | 'number' }
+          ? number
+          : P extends { readonly type: 'boolean' }
+            ? boolean
+            : P extends { readonly items: infer I }
+              ? readonly ValueOf<I, Filled>[]
+              : P extends { readonly properties: infer Inner }
+                ? Filled extends true
+                  ? Output<Inner, Required<P>>
+                  : Input<Inner>
+                : P extends { readonly additionalProperties: infer A }
+                  ? Readonly<Record<string, ValueOf<A, Filled>>>
+                  : unknown;
 type Required<P> = P extends { readonly required: readonly (infer R)[] } ? R : never;
 /** What a host may write: every key optional, in camelCase. */
 export type Input<Props> = { readonly [K in keyof Props as Camel<K>]?: ValueOf<Props[K], false> };
@@ -33,7 +44,9 @@ export const toSnakeKey = (camel: string): string => camel.replace(/[A-Z]/g, (le
 /** `start_timeout_ms` → `startTimeoutMs`. */
 export const toCamelKey = (snake: string): string => snake.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
-type Present<Props, Always> = { [K in keyof Props]: Props[K] extends { readonly default: unknown } ? K : K extends Always ? K : never }[keyof Props];
+type Present<Props, Always> = {
+  [K in keyof Props]: Props[K] extends { readonly default: unknown } ? K : K extends Always ? K : never;
+}[keyof Props];
 
 /** A non-null, non-array object, whose own keys can be read. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -41,8 +54,10 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The schema that describes an object: the node itself, or the object branch of `if/then/else`. */
-const objectSchema = (node: SchemaNode | undefined): SchemaNode | undefined => (node?.if === undefined ? node : (node.else as SchemaNode | undefined));
-export const propertiesOf = (node: SchemaNode | undefined) => objectSchema(node)?.properties as Readonly<Record<string, SchemaNode>> | undefined;
+const objectSchema = (node: SchemaNode | undefined): SchemaNode | undefined =>
+  node?.if === undefined ? node : (node.else as SchemaNode | undefined);
+export const propertiesOf = (node: SchemaNode | undefined) =>
+  objectSchema(node)?.properties as Readonly<Record<string, SchemaNode>> | undefined;
 
 /** The schema of `value[key]` when `value` has schema `node`, and whether `key` is one of the schema's own keys. */
 export function childOf(node: SchemaNode | undefined, key: PathSegment): { node: SchemaNode | undefined; own: boolean } {
@@ -83,10 +98,18 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: KeyStyle
       const camel = toCamelKey(key);
       if (accept !== 'snake_case' && snake !== key && Object.hasOwn(properties, snake)) {
         if (accept === 'both' && Object.hasOwn(value, snake)) {
-          problems.push({ path: [...path, key], problem: `repeats "${snake}", which is also given`, hint: `keep only one of "${key}" and "${snake}"` });
+          problems.push({
+            path: [...path, key],
+            problem: `repeats "${snake}", which is also given`,
+            hint: `keep only one of "${key}" and "${snake}"`,
+          });
         } else entries.push([snake, walk(value[key], properties[snake], [...path, snake])]);
       } else if (accept === 'camelCase' && camel !== key && Object.hasOwn(properties, key)) {
-        problems.push({ path: [...path, key], problem: 'is not a known key', hint: `write "${camel}" (snake_case keys belong in agents.yaml)` });
+        problems.push({
+          path: [...path, key],
+          problem: 'is not a known key',
+          hint: `write "${camel}" (snake_case keys belong in agents.yaml)`,
+        });
       } else entries.push([key, walk(value[key], childOf(node, key).node, [...path, key])]);
     }
     // Object.fromEntries defines own properties: a `__proto__` key stays data, for validation to report.
@@ -99,10 +122,12 @@ export function fromApiKeys(input: unknown, schema: SchemaNode, accept: KeyStyle
 export function toApiKeys(value: unknown, schema: SchemaNode | undefined, fill = false): unknown {
   if (Array.isArray(value)) return Object.freeze(value.map((item) => toApiKeys(item, childOf(schema, 0).node, fill)));
   if (!isRecord(value)) return value;
-  const copy = Object.fromEntries(Object.keys(value).map((key) => {
-    const child = childOf(schema, key);
-    return [child.own ? toCamelKey(key) : key, toApiKeys(value[key], child.node, fill)];
-  }));
+  const copy = Object.fromEntries(
+    Object.keys(value).map((key) => {
+      const child = childOf(schema, key);
+      return [child.own ? toCamelKey(key) : key, toApiKeys(value[key], child.node, fill)];
+    }),
+  );
   for (const [key, inner] of fill ? Object.entries(propertiesOf(schema) ?? {}) : []) {
     if (Object.hasOwn(value, key) || inner.default === undefined) continue;
     copy[toCamelKey(key)] = toApiKeys(structuredClone(inner.default), inner, fill);

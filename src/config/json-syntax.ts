@@ -50,7 +50,10 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
         if (text[at] === "'") fail('a key in single quotes', 'JSON keys use double quotes: "key"');
         if (text[at] !== '"') {
           const bare = /[A-Za-z_$]/.test(text[at] ?? '');
-          fail('a key without double quotes', bare ? 'write the key in double quotes: "key": value' : 'a key in double quotes was expected');
+          fail(
+            'a key without double quotes',
+            bare ? 'write the key in double quotes: "key": value' : 'a key in double quotes was expected',
+          );
         }
         string();
         space();

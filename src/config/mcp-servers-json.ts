@@ -21,7 +21,12 @@ export interface ParseMcpServersJsonOptions {
 }
 
 /** The `type` values other hosts write, normalized (lower case, letters and digits only) → our transport. */
-const TYPES: Readonly<Record<string, TransportKind>> = { stdio: 'stdio', sse: 'sse', http: 'streamable-http', streamablehttp: 'streamable-http' };
+const TYPES: Readonly<Record<string, TransportKind>> = {
+  stdio: 'stdio',
+  sse: 'sse',
+  http: 'streamable-http',
+  streamablehttp: 'streamable-http',
+};
 
 /**
  * Parses the text of a `claude_desktop_config.json`: `{ "mcpServers": { "<name>": { "command",
@@ -60,12 +65,21 @@ export function parseMcpServersJson(text: string, options: ParseMcpServersJsonOp
 function topLevelProblem(data: unknown): FoundProblem {
   const example = 'write { "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }';
   if (!isRecord(data)) return { path: [], problem: `must be a JSON object, got ${show(data)}`, hint: example };
-  if (data.mcpServers !== undefined) return { path: ['mcpServers'], problem: `must be an object of servers by name, got ${show(data.mcpServers)}`, hint: example };
-  return { path: [], problem: 'has no "mcpServers"', hint: isRecord(data.servers) ? 'rename "servers" to "mcpServers" (VS Code\'s mcp.json calls it servers)' : example };
+  if (data.mcpServers !== undefined)
+    return { path: ['mcpServers'], problem: `must be an object of servers by name, got ${show(data.mcpServers)}`, hint: example };
+  return {
+    path: [],
+    problem: 'has no "mcpServers"',
+    hint: isRecord(data.servers) ? 'rename "servers" to "mcpServers" (VS Code\'s mcp.json calls it servers)' : example,
+  };
 }
 
 /** One entry: `type` mapped to a transport, `${VAR}` filled in, then `validateServerConfig`. */
-function importServer(name: string, entry: unknown, env: EnvironmentVariables): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
+function importServer(
+  name: string,
+  entry: unknown,
+  env: EnvironmentVariables,
+): { config?: ResolvedServerConfig; problems: FoundProblem[] } {
   const at = ['mcpServers', name];
   if (isRecord(entry) && entry.disabled === true) return { problems: [] };
   const expanded = resolveEnvReferences(entry, env, at);
@@ -73,18 +87,28 @@ function importServer(name: string, entry: unknown, env: EnvironmentVariables): 
   let input = expanded.value;
   if (isRecord(input)) {
     const { type, disabled, ...rest } = input;
-    if (disabled !== undefined && typeof disabled !== 'boolean') problems.push({ path: [...at, 'disabled'], problem: `must be true or false, got ${show(disabled)}` });
+    if (disabled !== undefined && typeof disabled !== 'boolean')
+      problems.push({ path: [...at, 'disabled'], problem: `must be true or false, got ${show(disabled)}` });
     const transport = typeof type === 'string' ? TYPES[type.toLowerCase().replace(/[^a-z0-9]/g, '')] : undefined;
     if (type !== undefined && transport === undefined) {
-      problems.push({ path: [...at, 'type'], problem: `must be one of "stdio", "sse" or "http", got ${show(type)}`, hint: 'leave type out: command means stdio, url means http' });
+      problems.push({
+        path: [...at, 'type'],
+        problem: `must be one of "stdio", "sse" or "http", got ${show(type)}`,
+        hint: 'leave type out: command means stdio, url means http',
+      });
     } else if (transport !== undefined && rest.transport !== undefined && rest.transport !== transport) {
-      problems.push({ path: [...at, 'transport'], problem: `says ${show(rest.transport)}, but type says ${show(type)}`, hint: 'keep only one of type and transport' });
+      problems.push({
+        path: [...at, 'transport'],
+        problem: `says ${show(rest.transport)}, but type says ${show(type)}`,
+        hint: 'keep only one of type and transport',
+      });
     }
     input = { ...rest, ...(transport === undefined || rest.transport !== undefined ? {} : { transport }) };
   }
   const checked = checkNamedServer(name, input, at, 'camelCase');
   // A transport problem of an entry that wrote `type` is about `type`.
   const wroteType = isRecord(entry) && entry.transport === undefined && entry.type !== undefined;
-  for (const problem of checked.problems) problems.push(wroteType && problem.path[at.length] === 'transport' ? { ...problem, path: [...at, 'type'] } : problem);
+  for (const problem of checked.problems)
+    problems.push(wroteType && problem.path[at.length] === 'transport' ? { ...problem, path: [...at, 'type'] } : problem);
   return problems.length > 0 ? { problems } : checked;
 }

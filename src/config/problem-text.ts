@@ -12,7 +12,6 @@ import { SERVER_NAME_PATTERN } from './server-schema.js';
 import { closest, quotedList } from './suggest.js';
 import type { FoundProblem, PathSegment } from './found-problem.js';
 
-
 /** `"5000" (a string)`, `5000 (a number)`, `null`, `a list`, `an object`. */
 export function show(value: unknown): string {
   if (value === null || value === undefined) return String(value);
@@ -25,7 +24,10 @@ export function show(value: unknown): string {
 /** A value as a person writes it in YAML: `{ read_only: true }`, `[a, b]`, `github`. */
 export function flow(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(flow).join(', ')}]`;
-  if (isRecord(value)) return `{ ${Object.entries(value).map(([key, inner]) => `${key}: ${flow(inner)}`).join(', ')} }`;
+  if (isRecord(value))
+    return `{ ${Object.entries(value)
+      .map(([key, inner]) => `${key}: ${flow(inner)}`)
+      .join(', ')} }`;
   const plain = typeof value !== 'string' || (/^[A-Za-z0-9_./*-]+$/.test(value) && !/^(true|false|null|\d.*)$/.test(value));
   return plain ? String(value) : JSON.stringify(value);
 }
@@ -71,7 +73,9 @@ const ALSO_CALLED: Readonly<Record<string, string>> = {
 const normalize = (word: string): string => word.toLowerCase().replace(/[^a-z0-9]/g, '');
 /** Ours for a word of theirs, among the words allowed where it was written. */
 const meant = (written: string, allowed: readonly string[]): string[] =>
-  Object.entries(ALSO_CALLED).flatMap(([ours, words]) => (words.split(' ').includes(normalize(written)) ? allowed.filter((word) => toSnakeKey(word) === ours) : []));
+  Object.entries(ALSO_CALLED).flatMap(([ours, words]) =>
+    words.split(' ').includes(normalize(written)) ? allowed.filter((word) => toSnakeKey(word) === ours) : [],
+  );
 
 const examples = (schema: SchemaNode | undefined): unknown[] => (Array.isArray(schema?.examples) ? schema.examples : []);
 const described = (schema: SchemaNode | undefined): string => (typeof schema?.description === 'string' ? schema.description : '');
@@ -79,10 +83,12 @@ const described = (schema: SchemaNode | undefined): string => (typeof schema?.de
 const advice = (schema: SchemaNode | undefined): string | undefined =>
   /(?:^|\. )((?:Write|Leave|Use) .*?)\.?$/.exec(described(schema))?.[1]?.replace(/^./, (first) => first.toLowerCase());
 /** What a value must be, when the description says it as "a …". */
-const phrase = (schema: SchemaNode | undefined): string | undefined => (/^an? /.test(described(schema)) ? described(schema).split('. ')[0] : undefined);
+const phrase = (schema: SchemaNode | undefined): string | undefined =>
+  /^an? /.test(described(schema)) ? described(schema).split('. ')[0] : undefined;
 
 type Key = (snake: string) => string;
-const problemOf = (path: readonly PathSegment[], problem: string, hint?: string): FoundProblem => (hint === undefined ? { path, problem } : { path, problem, hint });
+const problemOf = (path: readonly PathSegment[], problem: string, hint?: string): FoundProblem =>
+  hint === undefined ? { path, problem } : { path, problem, hint };
 
 /** One problem per ajv error a person needs to see; paths are file keys, the words in `style`. */
 export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefined, data: unknown, style: KeyStyle): FoundProblem[] {
@@ -110,7 +116,10 @@ export function problemsFromAjv(errors: readonly ErrorObject[] | null | undefine
     // One type error of every branch's type, read as the first branch's.
     const types = all.filter((other) => oneOfOf(typed(other) ?? '') === oneOf);
     const [first = error] = types;
-    return showing(translate({ ...first, params: { type: types.map((other): unknown => other.params.type) } }, path, key, style), error.data) ?? [];
+    return (
+      showing(translate({ ...first, params: { type: types.map((other): unknown => other.params.type) } }, path, key, style), error.data) ??
+      []
+    );
   });
 }
 
@@ -123,7 +132,8 @@ function showing(problem: FoundProblem | undefined, value: unknown): FoundProble
 /** Every string and number in a value, as text. */
 export function textsIn(value: unknown, out: string[] = [], depth = 0): string[] {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
-  else if (typeof value === 'object' && value !== null && depth < 20) for (const inner of Object.values(value)) textsIn(inner, out, depth + 1);
+  else if (typeof value === 'object' && value !== null && depth < 20)
+    for (const inner of Object.values(value)) textsIn(inner, out, depth + 1);
   return out;
 }
 
@@ -150,26 +160,40 @@ function translate(error: ErrorObject, path: PathSegment[], key: Key, style: Key
       const missing = String(params.missingProperty);
       const inner = propertiesOf(schema)?.[missing];
       // Keys that belong inside the missing block are reported where they are ("put it under").
-      if (isRecord(value) && Object.keys(value).some((written) => Object.hasOwn(propertiesOf(inner) ?? {}, toSnakeKey(written)))) return undefined;
+      if (isRecord(value) && Object.keys(value).some((written) => Object.hasOwn(propertiesOf(inner) ?? {}, toSnakeKey(written))))
+        return undefined;
       const written = examples(inner)[0];
       return problemOf([...path, missing], 'is required', `write ${key(missing)}: ${written === undefined ? '...' : flow(written)}`);
     }
     case 'type':
-      return problemOf(path, `must be ${wanted(schema, params.type, value, style)}, got ${show(value)}`, typeHint(String(path.at(-1)), params.type, value, schema, key));
+      return problemOf(
+        path,
+        `must be ${wanted(schema, params.type, value, style)}, got ${show(value)}`,
+        typeHint(String(path.at(-1)), params.type, value, schema, key),
+      );
     case 'enum':
       return enumProblem(path, value, schema);
     case 'minimum':
     case 'maximum':
       return rangeProblem(path, value, schema);
     case 'minLength':
-      return problemOf(path, 'must not be empty', example === undefined ? `leave ${key(String(path.at(-1)))} out, or give it a value` : `write a value such as ${flow(example)}`);
+      return problemOf(
+        path,
+        'must not be empty',
+        example === undefined ? `leave ${key(String(path.at(-1)))} out, or give it a value` : `write a value such as ${flow(example)}`,
+      );
     case 'minItems':
       return problemOf(path, 'must not be an empty list', advice(schema));
     case 'pattern':
     case 'format':
       return textProblem(path, String(value), schema, false);
     case 'propertyNames':
-      return textProblem([...path, String(params.propertyName)], String(params.propertyName), (schema.propertyNames ?? {}) as SchemaNode, true);
+      return textProblem(
+        [...path, String(params.propertyName)],
+        String(params.propertyName),
+        (schema.propertyNames ?? {}) as SchemaNode,
+        true,
+      );
     case 'uniqueItems': {
       const [first = 0, second = 0] = [Number(params.i), Number(params.j)].sort((a, b) => a - b);
       return problemOf([...path, second], `repeats item ${first} (${show((value as unknown[])[first])})`, 'remove one of them');
@@ -190,15 +214,23 @@ function unknownKey(parent: readonly PathSegment[], written: string, schema: Sch
   const allowed = Object.keys(properties).map(key);
   const path = [...parent, written];
   const problem = schema.title === 'agents file' ? 'is not a known section' : 'is not a known key';
-  if (['__proto__', 'constructor', 'prototype'].includes(written)) return problemOf(path, `${problem} (a JavaScript object name; it is never merged)`, 'remove it');
+  if (['__proto__', 'constructor', 'prototype'].includes(written))
+    return problemOf(path, `${problem} (a JavaScript object name; it is never merged)`, 'remove it');
   const snake = toSnakeKey(written);
   const home = Object.keys(properties).find((name) => Object.hasOwn(propertiesOf(properties[name]) ?? {}, snake));
-  if (home !== undefined) return problemOf(path, problem, `put it under ${key(home)}: ${key(home)}: { ${key(snake)}: ${flow(isRecord(siblings) ? siblings[written] : true)} }`);
-  if (schema.title === 'actor' && written === 'tools') return problemOf(path, problem, 'an actor gets its tools through skills: list them in a skill and write skills: [that-skill]');
+  if (home !== undefined)
+    return problemOf(
+      path,
+      problem,
+      `put it under ${key(home)}: ${key(home)}: { ${key(snake)}: ${flow(isRecord(siblings) ? siblings[written] : true)} }`,
+    );
+  if (schema.title === 'actor' && written === 'tools')
+    return problemOf(path, problem, 'an actor gets its tools through skills: list them in a skill and write skills: [that-skill]');
   const synonyms = meant(written, allowed);
   if (synonyms.length > 0) return problemOf(path, problem, `did you mean ${quotedList(synonyms)}?`);
   const restyled = [written, snake, toCamelKey(written)];
-  const near = allowed.find((k) => restyled.some((w) => k === `${w}Ms` || k === `${w}_ms`)) ?? restyled.map((w) => closest(w, allowed)).find(Boolean);
+  const near =
+    allowed.find((k) => restyled.some((w) => k === `${w}Ms` || k === `${w}_ms`)) ?? restyled.map((w) => closest(w, allowed)).find(Boolean);
   if (near !== undefined) return problemOf(path, problem, `did you mean "${near}"?`);
   return problemOf(path, problem, `allowed ${schema.title === 'agents file' ? 'sections' : 'keys'}: ${allowed.join(', ')}`);
 }
@@ -211,7 +243,12 @@ function wanted(schema: SchemaNode, expected: unknown, value: unknown, style: Ke
     if (type === 'integer') return typeof value === 'number' ? 'a whole number' : 'a number';
     return type === 'array' ? 'a list' : type === 'boolean' ? 'true or false' : `a ${type}`;
   };
-  return [expected].flat().map(String).filter((type) => type !== 'null').map(word).join(', or ');
+  return [expected]
+    .flat()
+    .map(String)
+    .filter((type) => type !== 'null')
+    .map(word)
+    .join(', or ');
 }
 
 const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\s*$/i;
@@ -229,7 +266,10 @@ function typeHint(last: string, types: unknown, value: unknown, schema: SchemaNo
   const text = typeof value === 'string' ? value.trim() : undefined;
   /** The value as a word, for a boolean written another way (`yes`, `"on"`, `1`). */
   const word = String(value).trim().toLowerCase();
-  if (value === null) return schema.default === undefined ? 'leave the key out, or give it a value' : `leave the key out to use the default, ${JSON.stringify(schema.default)}`;
+  if (value === null)
+    return schema.default === undefined
+      ? 'leave the key out, or give it a value'
+      : `leave the key out to use the default, ${JSON.stringify(schema.default)}`;
   if ((expected === 'number' || expected === 'integer') && typeof value !== 'boolean') {
     if (typeof value === 'number') return `write ${Math.round(value)}`;
     if (text !== undefined && /^-?\d+(\.\d+)?$/.test(text)) return `write ${text} without quotes`;
@@ -238,20 +278,32 @@ function typeHint(last: string, types: unknown, value: unknown, schema: SchemaNo
   }
   if (expected === 'boolean' && ['true', 'yes', 'on', 'y', '1'].includes(word)) return 'write true without quotes';
   if (expected === 'boolean' && ['false', 'no', 'off', 'n', '0'].includes(word)) return 'write false without quotes';
-  if (expected === 'string' && Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string') && last === 'command') {
+  if (
+    expected === 'string' &&
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((part) => typeof part === 'string') &&
+    last === 'command'
+  ) {
     const [program, ...rest] = value;
     return `put the program in ${key('command')} and the rest in ${key('args')}: command: ${JSON.stringify(program)}, args: ${JSON.stringify(rest)}`;
   }
   if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return `write "${String(value)}" in quotes`;
-  if (expected === 'array' && text !== undefined) return `write a list: ${JSON.stringify(text.split(last === 'args' ? /\s+/ : /[\s,]+/).filter(Boolean))}`;
-  const separator = Array.isArray(value) && ['=', ':'].find((sign) => value.every((entry) => typeof entry === 'string' && entry.includes(sign)));
+  if (expected === 'array' && text !== undefined)
+    return `write a list: ${JSON.stringify(text.split(last === 'args' ? /\s+/ : /[\s,]+/).filter(Boolean))}`;
+  const separator =
+    Array.isArray(value) && ['=', ':'].find((sign) => value.every((entry) => typeof entry === 'string' && entry.includes(sign)));
   if (expected === 'object' && separator) {
-    const pairs = (value as string[]).map((entry) => [entry.slice(0, entry.indexOf(separator)).trim(), entry.slice(entry.indexOf(separator) + 1).trim()]);
+    const pairs = (value as string[]).map((entry) => [
+      entry.slice(0, entry.indexOf(separator)).trim(),
+      entry.slice(entry.indexOf(separator) + 1).trim(),
+    ]);
     return `write an object: ${JSON.stringify(Object.fromEntries(pairs))}`;
   }
   if (examples(schema).length > 0) return `write ${examples(schema).map(flow).join(', or ')}`;
   const defaults = Object.entries(propertiesOf(schema) ?? {}).filter(([, inner]) => inner.default !== undefined);
-  if (expected === 'object' && defaults.length > 0) return `write an object such as { ${defaults.map(([k, inner]) => `${key(k)}: ${flow(inner.default)}`).join(', ')} }, or leave it out`;
+  if (expected === 'object' && defaults.length > 0)
+    return `write an object such as { ${defaults.map(([k, inner]) => `${key(k)}: ${flow(inner.default)}`).join(', ')} }, or leave it out`;
   return advice(schema);
 }
 
@@ -274,7 +326,9 @@ function rangeProblem(path: PathSegment[], value: unknown, schema: SchemaNode): 
   const number = typeof value === 'number' ? value : Number.NaN;
   const bound = max - min <= 100 ? `between ${min} and ${max}` : number > max ? `at most ${max}` : `${min} or more`;
   const percent = max === 1 && number >= 5 && number <= 100 ? `write ${number / 100} for ${number}%` : undefined;
-  const fallback = String(path.at(-1)).endsWith('_ms') ? `write a duration in milliseconds such as ${JSON.stringify(schema.default ?? 1000)}` : `write a value such as ${flow(schema.default ?? min)}`;
+  const fallback = String(path.at(-1)).endsWith('_ms')
+    ? `write a duration in milliseconds such as ${JSON.stringify(schema.default ?? 1000)}`
+    : `write a value such as ${flow(schema.default ?? min)}`;
   return problemOf(path, `must be ${bound}, got ${typeof value === 'number' ? value : show(value)}`, percent ?? advice(schema) ?? fallback);
 }
 
@@ -286,10 +340,12 @@ function textProblem(path: PathSegment[], text: string, schema: SchemaNode, isNa
   const problem = isName ? `is not a valid name: ${must}` : text === '' ? 'must not be empty' : `${must}, got ${show(text)}`;
   const tail = text.slice(text.lastIndexOf('/') + 1);
   const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern) : undefined;
-  if (text.includes('/') && String(schema.pattern).includes('/') && pattern?.test(tail)) return problemOf(path, problem, `write "${tail}": the server is given by server`);
+  if (text.includes('/') && String(schema.pattern).includes('/') && pattern?.test(tail))
+    return problemOf(path, problem, `write "${tail}": the server is given by server`);
   const [example] = examples(schema);
   const [, placeholder] = /"<(\w+)>\//.exec(described(schema)) ?? [];
-  if (!text.includes('/') && placeholder !== undefined) return problemOf(path, problem, `write "<${placeholder}>/${text}", such as "${String(example).split('/')[0]}/${text}"`);
+  if (!text.includes('/') && placeholder !== undefined)
+    return problemOf(path, problem, `write "<${placeholder}>/${text}", such as "${String(example).split('/')[0]}/${text}"`);
   const fixed = text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   if (schema.pattern === SERVER_NAME_PATTERN && fixed !== '') return problemOf(path, problem, `write "${fixed}"`);
   return problemOf(path, problem, example === undefined ? undefined : `write a value such as ${flow(example)}`);
@@ -298,7 +354,12 @@ function textProblem(path: PathSegment[], text: string, schema: SchemaNode, isNa
 /** The url must parse, be http:// or https://, and name a host. */
 export function urlProblem(url: string, path: readonly PathSegment[] = ['url']): FoundProblem {
   const problem = `must be an http:// or https:// URL, got ${show(url)}`;
-  if (/^wss?:\/\//i.test(url)) return problemOf(path, problem, `WebSocket is not supported: write the server's http(s) endpoint, such as "${url.replace(/^ws/i, 'http')}"`);
+  if (/^wss?:\/\//i.test(url))
+    return problemOf(
+      path,
+      problem,
+      `WebSocket is not supported: write the server's http(s) endpoint, such as "${url.replace(/^ws/i, 'http')}"`,
+    );
   if (!url.includes('://') && /^[A-Za-z0-9.-]+(:\d+)?(\/.*)?$/.test(url)) return problemOf(path, problem, `write "http://${url}"`);
   return problemOf(path, problem, 'write a full address such as "http://localhost:3000/mcp"');
 }

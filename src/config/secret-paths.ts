@@ -10,7 +10,8 @@ import { REDACTED } from '../redaction/redactor.js';
 /** The free-form maps whose every value is secret. */
 const SECRET_MAPS = new Set(['headers', 'env']);
 /** Words of a key name that make its value a credential (`X-Api-Key`, `clientSecret`, `GITHUB_TOKEN`). */
-const SECRET_WORDS = /^(?:authorization|auth|token|tokens|secret|secrets|password|passwd|pass|pwd|key|apikey|credential|credentials|cookie|session|bearer|private)$/;
+const SECRET_WORDS =
+  /^(?:authorization|auth|token|tokens|secret|secrets|password|passwd|pass|pwd|key|apikey|credential|credentials|cookie|session|bearer|private)$/;
 
 const wordsOf = (key: string): string[] =>
   key
@@ -52,7 +53,9 @@ export function hasUserInfo(values: readonly string[]): boolean {
  * replaced by `[redacted]`; a value shorter than 4 characters only where it stands alone.
  */
 export function concealValues(text: string, values: readonly string[]): string {
-  const forms = [...new Set(values.flatMap((value) => (value.length > 60 ? [value, value.slice(0, 57)] : [value])))].filter((value) => value !== '');
+  const forms = [...new Set(values.flatMap((value) => (value.length > 60 ? [value, value.slice(0, 57)] : [value])))].filter(
+    (value) => value !== '',
+  );
   forms.sort((a, b) => b.length - a.length);
   let out = text;
   for (const form of forms) {

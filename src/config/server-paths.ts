@@ -24,11 +24,13 @@ export function placeServer(config: ResolvedServerConfig, baseDir: string): Reso
   if (config.transport !== 'stdio') return config;
   const command = config.command;
   const pathLike = command !== undefined && command.includes('/');
-  return markResolved(Object.freeze({
-    ...config,
-    cwd: config.cwd === undefined ? baseDir : fromFolder(config.cwd, baseDir),
-    command: pathLike ? fromFolder(command, baseDir) : command,
-  }));
+  return markResolved(
+    Object.freeze({
+      ...config,
+      cwd: config.cwd === undefined ? baseDir : fromFolder(config.cwd, baseDir),
+      command: pathLike ? fromFolder(command, baseDir) : command,
+    }),
+  );
 }
 
 function isExecutableFile(path: string): boolean {
@@ -49,7 +51,9 @@ export function commandProblems(name: string, config: ResolvedServerConfig, host
     const kind = statSync(command, { throwIfNoEntry: false });
     if (!kind) return [{ path, problem: `${command} does not exist`, hint: 'a relative command is read from the folder of this file' }];
     if (!kind.isFile()) return [{ path, problem: `${command} is not a file`, hint: 'name the program to run, not its folder' }];
-    return isExecutableFile(command) ? [] : [{ path, problem: `${command} is not executable`, hint: `chmod +x ${command}, or write command: node and the script in args` }];
+    return isExecutableFile(command)
+      ? []
+      : [{ path, problem: `${command} is not executable`, hint: `chmod +x ${command}, or write command: node and the script in args` }];
   }
   const searchPath = config.env.PATH ?? hostPath ?? '';
   const folders = searchPath.split(delimiter).filter((folder) => folder !== '');

@@ -22,10 +22,28 @@ const timer = (fallback: number, description: string, minimum = 0) =>
   ({ type: 'integer', minimum, maximum: MAX_TIMER_MS, default: fallback, description }) as const;
 /** A name: `what` says what it names, in the messages and the editors. */
 export const nameSchema = <What extends string>(what: What) =>
-  ({ type: 'string', minLength: 1, pattern: SERVER_NAME_PATTERN, description: `${what}: letters, digits, ".", "_" and "-", starting with a letter or digit`, examples: ['github'] }) as const;
+  ({
+    type: 'string',
+    minLength: 1,
+    pattern: SERVER_NAME_PATTERN,
+    description: `${what}: letters, digits, ".", "_" and "-", starting with a letter or digit`,
+    examples: ['github'],
+  }) as const;
 /** User data keyed by name: `names` says what a name is, `values` what a value must be, both for the messages. */
-const record = (names: Readonly<Record<string, string>>, values: Readonly<Record<string, string>>, example: Readonly<Record<string, string>>, description: string) =>
-  ({ type: 'object', propertyNames: { ...names, not: { const: '__proto__' } }, additionalProperties: { type: 'string', ...values }, default: {}, examples: [example], description }) as const;
+const record = (
+  names: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string>>,
+  example: Readonly<Record<string, string>>,
+  description: string,
+) =>
+  ({
+    type: 'object',
+    propertyNames: { ...names, not: { const: '__proto__' } },
+    additionalProperties: { type: 'string', ...values },
+    default: {},
+    examples: [example],
+    description,
+  }) as const;
 
 /**
  * JSON Schema (draft-07) of one server entry, keys as in agents.yaml; descriptions are also the
@@ -44,12 +62,17 @@ export const serverConfigSchema = {
     transport: {
       type: 'string',
       enum: TRANSPORTS,
-      description: 'How to reach the server. stdio: spawn command; sse: the older HTTP transport; streamable-http: the current MCP transport over HTTP (WebSocket is not supported). Default: stdio when command is given, streamable-http when url is.',
+      description:
+        'How to reach the server. stdio: spawn command; sse: the older HTTP transport; streamable-http: the current MCP transport over HTTP (WebSocket is not supported). Default: stdio when command is given, streamable-http when url is.',
     },
     command: { type: 'string', minLength: 1, examples: ['npx'], description: 'stdio: the program to spawn.' },
     args: { type: 'array', items: { type: 'string' }, default: [], description: 'stdio: arguments of command.' },
     env: record(
-      { title: 'an environment variable', pattern: '^[^=\\u0000]+$', description: 'environment variable names must not be empty or contain "="' },
+      {
+        title: 'an environment variable',
+        pattern: '^[^=\\u0000]+$',
+        description: 'environment variable names must not be empty or contain "="',
+      },
       { pattern: '^[^\\u0000]*$', description: 'a value without NUL characters' },
       { API_KEY: '${API_KEY}' },
       'stdio: variables added to the inherited allowlist.',
@@ -57,19 +80,32 @@ export const serverConfigSchema = {
     cwd: { type: 'string', minLength: 1, description: "stdio: working directory (default: the file's folder)." },
     url: { type: 'string', format: 'uri', pattern: '^https?://[^/?#\\s]+', description: 'sse / streamable-http: the http(s) endpoint.' },
     headers: record(
-      { title: 'an HTTP header', pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", description: "header names use letters, digits and !#$%&'*+.^_`|~- only" },
+      {
+        title: 'an HTTP header',
+        pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+        description: "header names use letters, digits and !#$%&'*+.^_`|~- only",
+      },
       { pattern: '^[^\\r\\n\\u0000]*$', description: 'a value on one line, without line breaks or NUL characters' },
       { Authorization: 'Bearer ${TOKEN}' },
       'sse / streamable-http: sent with every request.',
     ),
-    sse_fallback: { type: 'boolean', description: 'streamable-http: try sse on a 4xx to the first POST (default on when transport is left out).' },
+    sse_fallback: {
+      type: 'boolean',
+      description: 'streamable-http: try sse on a 4xx to the first POST (default on when transport is left out).',
+    },
     restart: {
       type: 'string',
       enum: RESTART_POLICIES,
       default: 'permanent',
-      description: "OTP's restart types. permanent: always restart; transient: restart only after an abnormal exit; temporary: never restart.",
+      description:
+        "OTP's restart types. permanent: always restart; transient: restart only after an abnormal exit; temporary: never restart.",
     },
-    max_restarts: { type: 'integer', minimum: 0, default: 5, description: 'At most this many automatic restarts within period_ms. Write 0 to never restart automatically.' },
+    max_restarts: {
+      type: 'integer',
+      minimum: 0,
+      default: 5,
+      description: 'At most this many automatic restarts within period_ms. Write 0 to never restart automatically.',
+    },
     period_ms: { type: 'integer', minimum: 0, default: 60_000, description: 'The window of the restart intensity.' },
     backoff: {
       type: 'object',
@@ -79,13 +115,19 @@ export const serverConfigSchema = {
       properties: {
         initial_ms: timer(200, 'Delay before the first automatic restart in a window.'),
         max_ms: timer(10_000, 'Upper bound of any delay; at least initial_ms.'),
-        factor: { type: 'number', minimum: 1, default: 2, description: 'Growth per restart. Write 1 for a constant delay, or 2 to double it after each restart.' },
+        factor: {
+          type: 'number',
+          minimum: 1,
+          default: 2,
+          description: 'Growth per restart. Write 1 for a constant delay, or 2 to double it after each restart.',
+        },
         jitter: {
           type: 'number',
           minimum: 0,
           maximum: 1,
           default: 0.2,
-          description: 'Up to this fraction of the delay is taken off at random. Write a fraction such as 0.2 (a fifth of each delay is random).',
+          description:
+            'Up to this fraction of the delay is taken off at random. Write a fraction such as 0.2 (a fifth of each delay is random).',
         },
       },
     },
@@ -100,7 +142,12 @@ export const serverConfigSchema = {
       default: 16 * 1024 * 1024,
       description: 'stdio: a longer message closes the connection. Write a size in bytes such as 16777216 (16 MiB, the default).',
     },
-    stderr_lines: { type: 'integer', minimum: 0, default: 40, description: "stdio: how many of the server's last stderr lines to keep. Write 0 to keep none." },
+    stderr_lines: {
+      type: 'integer',
+      minimum: 0,
+      default: 40,
+      description: "stdio: how many of the server's last stderr lines to keep. Write 0 to keep none.",
+    },
     trusted: { type: 'boolean', default: false, description: "Whether the server's tool annotations are believed in full." },
     roots: { type: 'array', items: { type: 'string', minLength: 1 }, default: [], description: 'Directories offered as MCP roots.' },
     confine: confineSchema,
@@ -118,6 +165,11 @@ export type BackoffConfig = Output<BackoffProperties>;
 
 const allDefaults = Object.entries(toApiKeys({}, serverConfigSchema, true) as object);
 /** Every default but the empty lists and records (`args`, `env`, `headers`, `roots`), read from the schema. */
-export const SERVER_CONFIG_DEFAULTS = Object.freeze(Object.fromEntries(allDefaults.filter(([key]) => !['args', 'env', 'headers', 'roots'].includes(key)))) as Readonly<
-  Omit<ResolvedServerConfig, 'name' | 'transport' | 'command' | 'cwd' | 'url' | 'sseFallback' | 'confine' | 'args' | 'env' | 'headers' | 'roots'>
+export const SERVER_CONFIG_DEFAULTS = Object.freeze(
+  Object.fromEntries(allDefaults.filter(([key]) => !['args', 'env', 'headers', 'roots'].includes(key))),
+) as Readonly<
+  Omit<
+    ResolvedServerConfig,
+    'name' | 'transport' | 'command' | 'cwd' | 'url' | 'sseFallback' | 'confine' | 'args' | 'env' | 'headers' | 'roots'
+  >
 >;

@@ -7,13 +7,19 @@ import type { FoundProblem, PathSegment } from './found-problem.js';
 import { concealValues, cutAtSecret, hasUserInfo, secretDepth } from './secret-paths.js';
 
 /** A position in a text, both counted from 1, as editors and compilers print them. */
-export interface SourcePosition { readonly line: number; readonly col: number }
+export interface SourcePosition {
+  readonly line: number;
+  readonly col: number;
+}
 
 /** Finds the position of a key path; for a key that is not there, the position of its nearest parent. */
 export type Locate = (path: readonly PathSegment[]) => SourcePosition;
 
 /** Where a problem is, for programs: `ConfigError.details.locations` lists one per problem. */
-export interface ProblemLocation extends SourcePosition { readonly path: string; readonly file: string }
+export interface ProblemLocation extends SourcePosition {
+  readonly path: string;
+  readonly file: string;
+}
 
 /** What a text without a file name is called in positions: `<input>:3:5`. */
 export const UNNAMED_SOURCE = '<input>';
@@ -30,7 +36,8 @@ export function parseSource(text: string, file = UNNAMED_SOURCE, options: ParseO
 }
 
 type AnyPair = { readonly key: unknown; readonly value: unknown };
-const keyText = (key: unknown): string | undefined => (isScalar(key) ? String(key.value) : typeof key === 'string' || typeof key === 'number' ? String(key) : undefined);
+const keyText = (key: unknown): string | undefined =>
+  isScalar(key) ? String(key.value) : typeof key === 'string' || typeof key === 'number' ? String(key) : undefined;
 /** What is under a node: a mapping's pairs by key, a sequence's items by index (an item is its own key). */
 function entriesOf(node: unknown): { segment: PathSegment; key: unknown; value: unknown }[] {
   if (isSeq(node)) return node.items.map((item, index) => ({ segment: index, key: item, value: item }));
@@ -61,7 +68,7 @@ function pathAtOffset(doc: Document, offset: number): PathSegment[] {
     const range = (candidate as Node | null)?.range;
     return !!range && offset >= range[0] && offset < Math.max(range[2], range[0] + 1);
   };
-  for (let node: unknown = doc.contents; ; ) {
+  for (let node: unknown = doc.contents; ;) {
     const entry = entriesOf(node).find(({ key, value }) => contains(key) || contains(value));
     if (!entry) break;
     path.push(entry.segment);
@@ -90,7 +97,8 @@ export function yamlSyntaxProblems({ doc, lineCounter, file }: Source): ConfigPr
     const { line, col } = lineCounter.linePos(error.pos[0]);
     const words = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '').trim();
     const problem = error.code === 'DUPLICATE_KEY' ? 'is written twice (YAML map keys must be unique)' : `is not valid YAML: ${words}`;
-    const hint = SYNTAX_HINTS[error.code] ?? 'fix the YAML syntax here (often a missing space after a colon, or an unclosed quote or bracket)';
+    const hint =
+      SYNTAX_HINTS[error.code] ?? 'fix the YAML syntax here (often a missing space after a colon, or an unclosed quote or bracket)';
     // Under a secret key, what the broken line made of its value is not part of the path shown.
     return { path: renderKeyPath(cutAtSecret(pathAtOffset(doc, error.pos[0]))), problem: `${file}:${line}:${col}: ${problem}`, hint };
   });
@@ -98,27 +106,38 @@ export function yamlSyntaxProblems({ doc, lineCounter, file }: Source): ConfigPr
 
 /** `skills.triage.mcp_servers.1`, `tools.github/create_issue`, `servers["fs.home"]`: plain keys joined by dots, others in brackets. */
 export function renderKeyPath(path: readonly PathSegment[]): string {
-  return path.map((segment, index) => (/^[A-Za-z0-9_$/-]+$/.test(String(segment)) ? `${index === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(String(segment))}]`)).join('');
+  return path
+    .map((segment, index) =>
+      /^[A-Za-z0-9_$/-]+$/.test(String(segment)) ? `${index === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(String(segment))}]`,
+    )
+    .join('');
 }
 
 /**
  * Renders found problems for a `ConfigError`: the path as text and, when `source` is given, the
  * problem prefixed with `file:line:col:`, sorted by position. Repeated problems are kept once.
  */
-export function placeProblems(found: readonly FoundProblem[], source?: { readonly file: string; readonly locate: Locate; readonly doc?: Document }): { problems: ConfigProblem[]; locations: ProblemLocation[] } {
+export function placeProblems(
+  found: readonly FoundProblem[],
+  source?: { readonly file: string; readonly locate: Locate; readonly doc?: Document },
+): { problems: ConfigProblem[]; locations: ProblemLocation[] } {
   const seen = new Set<string>();
-  const placed = found.map((one) => concealed(one, source?.doc)).flatMap(({ path, problem, hint }) => {
-    const rendered = renderKeyPath(path);
-    if (seen.has(`${rendered}\u0000${problem}`)) return [];
-    seen.add(`${rendered}\u0000${problem}`);
-    const base = hint === undefined ? {} : { hint };
-    if (!source) return [{ problem: { path: rendered, problem, ...base } }];
-    const { line, col } = source.locate(path);
-    return [{
-      problem: { path: rendered, problem: `${source.file}:${line}:${col}: ${problem}`, ...base },
-      location: { path: rendered, file: source.file, line, col },
-    }];
-  }) as { problem: ConfigProblem; location?: ProblemLocation }[];
+  const placed = found
+    .map((one) => concealed(one, source?.doc))
+    .flatMap(({ path, problem, hint }) => {
+      const rendered = renderKeyPath(path);
+      if (seen.has(`${rendered}\u0000${problem}`)) return [];
+      seen.add(`${rendered}\u0000${problem}`);
+      const base = hint === undefined ? {} : { hint };
+      if (!source) return [{ problem: { path: rendered, problem, ...base } }];
+      const { line, col } = source.locate(path);
+      return [
+        {
+          problem: { path: rendered, problem: `${source.file}:${line}:${col}: ${problem}`, ...base },
+          location: { path: rendered, file: source.file, line, col },
+        },
+      ];
+    }) as { problem: ConfigProblem; location?: ProblemLocation }[];
   placed.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0));
   return { problems: placed.map((entry) => entry.problem), locations: placed.flatMap((entry) => (entry.location ? [entry.location] : [])) };
 }
@@ -145,7 +164,9 @@ function expanded(doc: Document | undefined, path: readonly PathSegment[]): bool
   const visit = (inner: unknown, depth: number): void => {
     if (depth > 20) return;
     if (isScalar(inner)) texts.push(String(inner.value));
-    else if (isMap(inner) || isSeq(inner)) for (const item of inner.items as unknown[]) visit(isScalar(item) || isMap(item) || isSeq(item) ? item : (item as AnyPair).value, depth + 1);
+    else if (isMap(inner) || isSeq(inner))
+      for (const item of inner.items as unknown[])
+        visit(isScalar(item) || isMap(item) || isSeq(item) ? item : (item as AnyPair).value, depth + 1);
   };
   visit(node, 0);
   return texts.some((text) => text.includes('${'));

@@ -4,7 +4,12 @@
  * `call(params, ctx)`. The definition is checked when it is made, so a bad tool fails at start-up
  * with the field that is wrong, not at its first call.
  */
-import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, type ConfigProblem } from '../errors/index.js';
 import { compileSchema, type JsonSchema } from '../registry/json-schema-validators.js';
 import { DEFAULT_TENANT_ARGUMENT_NAMES } from '../tenancy/tenancy.js';
@@ -129,7 +134,11 @@ export function domainToolProblems(
     });
   }
   if (typeof t.domain !== 'string' || !TOOL_NAME_PATTERN.test(t.domain)) {
-    problems.push({ path: `${at}.domain`, problem: `must be a name of letters, digits, "_", "." or "-", not ${describe(t.domain)}`, hint: 'e.g. "roster"' });
+    problems.push({
+      path: `${at}.domain`,
+      problem: `must be a name of letters, digits, "_", "." or "-", not ${describe(t.domain)}`,
+      hint: 'e.g. "roster"',
+    });
   }
   if (!isToolCategory(t.category)) {
     problems.push({ path: `${at}.category`, problem: `must be one of ${TOOL_CATEGORIES.join(', ')}, not ${describe(t.category)}` });
@@ -188,6 +197,7 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object' && value !== null) return 'an object';
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || typeof value === 'symbol') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || typeof value === 'symbol')
+    return String(value);
   return 'null';
 }

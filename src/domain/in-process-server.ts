@@ -13,7 +13,15 @@ import type { ValidateFunction } from 'ajv';
 import { ConfigError, ErrorCode, McpActorsError, messageOf } from '../errors/index.js';
 import { inferCapabilities } from '../registry/capabilities.js';
 import { compileSchema, describeViolations, violationsOf, type JsonSchema } from '../registry/json-schema-validators.js';
-import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolDescriptor, type ToolHandler, type ToolResult } from '../registry/tool-descriptor.js';
+import {
+  CALL_SIGNAL,
+  KEEPS_OWN_DEADLINE,
+  VALIDATED_AGAINST,
+  type InvokeOptions,
+  type ToolDescriptor,
+  type ToolHandler,
+  type ToolResult,
+} from '../registry/tool-descriptor.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolContentBlock } from '../registry/tool-content.js';
 import type { CallSignal } from '../registry/call-signal.js';
@@ -72,7 +80,6 @@ export interface CallHooks {
   readonly sample?: ToolContext['sample'];
   readonly releaseStream?: ToolContext['releaseStream'];
 }
-
 
 const NO_OPTIONS: InvokeOptions = Object.freeze({});
 /** An in-process failure's message is also its one text block, as an MCP `isError` result carries it. */
@@ -141,7 +148,10 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
   }
   const namespace = options.namespace ?? server.name;
   if (typeof namespace !== 'string' || namespace === '' || namespace.includes('/')) {
-    throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `namespace must be a non-empty string without "/", not ${JSON.stringify(namespace)}`);
+    throw new McpActorsError(
+      ErrorCode.INVALID_ARGUMENT,
+      `namespace must be a non-empty string without "/", not ${JSON.stringify(namespace)}`,
+    );
   }
   const tenancy = tenancyOf(options);
   const actor = options.actor;
@@ -194,7 +204,12 @@ export function registerInProcessServer(registry: ToolRegistry, server: DomainSe
   return records.map((record) => record.descriptor);
 }
 
-function inProcessHandler(prepared: PreparedDomainTool, tenant: string, actor: string | undefined, hooks: CallHooks | undefined): ToolHandler {
+function inProcessHandler(
+  prepared: PreparedDomainTool,
+  tenant: string,
+  actor: string | undefined,
+  hooks: CallHooks | undefined,
+): ToolHandler {
   const { tenantKey } = prepared;
   // Not typed as a ToolHandler: a JavaScript caller may leave the options out.
   const handler = (args: Record<string, unknown>, options: InvokeOptions = NO_OPTIONS): Promise<ToolResult> => {
@@ -239,7 +254,12 @@ export async function callDomainTool(
   // A JavaScript caller (or a framework's model) can pass anything.
   const givenArgs: unknown = args;
   if (typeof givenArgs !== 'object' || givenArgs === null || Array.isArray(givenArgs)) {
-    return toolFailure(started, 'VALIDATION', `validation failed for "${prepared.label}": the arguments must be an object of named arguments`, AS_TEXT);
+    return toolFailure(
+      started,
+      'VALIDATION',
+      `validation failed for "${prepared.label}": the arguments must be an object of named arguments`,
+      AS_TEXT,
+    );
   }
   const tenantArgument = tenantArgumentIn(args, prepared.deniedNames);
   if (tenantArgument !== undefined) return tenantArgumentDenied(prepared, tenantArgument, started);
@@ -247,7 +267,10 @@ export async function callDomainTool(
   // The call path validated these arguments, as the tool receives them, against this schema.
   if (options[VALIDATED_AGAINST] !== prepared.tool.input && !validateInput(args)) {
     const violations = violationsOf(validateInput.errors);
-    return toolFailure(started, 'VALIDATION', `validation failed for "${prepared.label}": ${describeViolations(violations)}`, { ...AS_TEXT, violations });
+    return toolFailure(started, 'VALIDATION', `validation failed for "${prepared.label}": ${describeViolations(violations)}`, {
+      ...AS_TEXT,
+      violations,
+    });
   }
 
   const timeoutMs = options.timeoutMs;
@@ -260,14 +283,28 @@ export async function callDomainTool(
     return toolFailure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(error)}`, { ...AS_TEXT, cause: error });
   }
   if (isThenable(value)) {
-    const outcome = timed || external !== undefined ? await race(value, ctx, timed ? timeoutMs : undefined, external) : await settled(value);
+    const outcome =
+      timed || external !== undefined ? await race(value, ctx, timed ? timeoutMs : undefined, external) : await settled(value);
     switch (outcome.kind) {
       case 'error':
-        return toolFailure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(outcome.error)}`, { ...AS_TEXT, cause: outcome.error });
+        return toolFailure(started, 'SERVER_ERROR', `tool "${prepared.label}" failed: ${messageOf(outcome.error)}`, {
+          ...AS_TEXT,
+          cause: outcome.error,
+        });
       case 'timeout':
-        return toolFailure(started, 'REQUEST_TIMEOUT', `tool "${prepared.label}" did not finish within ${timeoutMs} ms; its ctx.signal was aborted`, AS_TEXT);
+        return toolFailure(
+          started,
+          'REQUEST_TIMEOUT',
+          `tool "${prepared.label}" did not finish within ${timeoutMs} ms; its ctx.signal was aborted`,
+          AS_TEXT,
+        );
       case 'cancelled':
-        return toolFailure(started, 'CANCELLED', `call "${prepared.label}" was cancelled by the caller; its ctx.signal was aborted`, AS_TEXT);
+        return toolFailure(
+          started,
+          'CANCELLED',
+          `call "${prepared.label}" was cancelled by the caller; its ctx.signal was aborted`,
+          AS_TEXT,
+        );
       default:
         value = outcome.value;
     }
@@ -285,7 +322,12 @@ function completed(prepared: PreparedDomainTool, value: unknown, started: number
   if (typeof value === 'string') return contentCompleted(prepared, [{ type: 'text', text: value }], undefined, started);
   if (value === undefined) {
     if (validateOutput !== undefined) {
-      return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the tool declares an output schema but returned nothing`, AS_TEXT);
+      return toolFailure(
+        started,
+        'OUTPUT_VALIDATION',
+        `output validation failed for "${prepared.label}": the tool declares an output schema but returned nothing`,
+        AS_TEXT,
+      );
     }
     return { success: true, content: [], data: undefined, error: undefined, errorCode: undefined, durationMs: performance.now() - started };
   }
@@ -301,15 +343,32 @@ function completed(prepared: PreparedDomainTool, value: unknown, started: number
   }
   if (validateOutput !== undefined && !validateOutput(value)) {
     const violations = violationsOf(validateOutput.errors);
-    return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, { ...AS_TEXT, violations });
+    return toolFailure(
+      started,
+      'OUTPUT_VALIDATION',
+      `output validation failed for "${prepared.label}": ${describeViolations(violations)}`,
+      { ...AS_TEXT, violations },
+    );
   }
   let text: string;
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": the output is not JSON (${messageOf(error)})`, { ...AS_TEXT, cause: error });
+    return toolFailure(
+      started,
+      'OUTPUT_VALIDATION',
+      `output validation failed for "${prepared.label}": the output is not JSON (${messageOf(error)})`,
+      { ...AS_TEXT, cause: error },
+    );
   }
-  return { success: true, content: [{ type: 'text', text }], data: value, error: undefined, errorCode: undefined, durationMs: performance.now() - started };
+  return {
+    success: true,
+    content: [{ type: 'text', text }],
+    data: value,
+    error: undefined,
+    errorCode: undefined,
+    durationMs: performance.now() - started,
+  };
 }
 
 function contentCompleted(
@@ -319,7 +378,8 @@ function contentCompleted(
   started: number,
 ): ToolResult {
   const problem = contentProblem(content);
-  if (problem !== undefined) return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${problem}`, AS_TEXT);
+  if (problem !== undefined)
+    return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${problem}`, AS_TEXT);
   const validateOutput = prepared.validateOutput;
   if (validateOutput !== undefined) {
     if (structured === undefined) {
@@ -332,7 +392,12 @@ function contentCompleted(
     }
     if (!validateOutput(structured)) {
       const violations = violationsOf(validateOutput.errors);
-      return toolFailure(started, 'OUTPUT_VALIDATION', `output validation failed for "${prepared.label}": ${describeViolations(violations)}`, { ...AS_TEXT, violations });
+      return toolFailure(
+        started,
+        'OUTPUT_VALIDATION',
+        `output validation failed for "${prepared.label}": ${describeViolations(violations)}`,
+        { ...AS_TEXT, violations },
+      );
     }
   }
   return {
@@ -347,7 +412,10 @@ function contentCompleted(
 
 function tenantArgumentDenied(prepared: PreparedDomainTool, key: string, started: number): ToolResult {
   const error = tenantArgumentMessage(key, prepared.label);
-  return toolFailure(started, 'TENANT_ARGUMENT', error, { ...AS_TEXT, violations: [{ path: `/${key}`, message: 'is a tenant argument; the tenant comes from the session' }] });
+  return toolFailure(started, 'TENANT_ARGUMENT', error, {
+    ...AS_TEXT,
+    violations: [{ path: `/${key}`, message: 'is a tenant argument; the tenant comes from the session' }],
+  });
 }
 
 // Call ids: one random prefix a process, then a counter — unique without a UUID a call.
@@ -463,7 +531,12 @@ function settled(pending: PromiseLike<unknown>): Promise<Outcome> {
 }
 
 /** The tool's answer within the call's deadline and cancel (the one deadline, `tool-call/deadline.ts`); either aborts `ctx.signal`. */
-function race(pending: PromiseLike<unknown>, ctx: CallContext, timeoutMs: number | undefined, external: Cancellation | undefined): Promise<Outcome> {
+function race(
+  pending: PromiseLike<unknown>,
+  ctx: CallContext,
+  timeoutMs: number | undefined,
+  external: Cancellation | undefined,
+): Promise<Outcome> {
   return withDeadline<Outcome>(settled(pending), {
     ms: timeoutMs,
     signal: external,

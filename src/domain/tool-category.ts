@@ -6,7 +6,13 @@
  * capabilities (`read` when read-only, `execute` when it writes). `restricted` is never inferred:
  * only a person can say a tool needs the strictest handling.
  */
-import type { CapabilityOverrides, CapabilityProvenance, CapabilitySource, ToolAnnotations, ToolCapability } from '../registry/capabilities.js';
+import type {
+  CapabilityOverrides,
+  CapabilityProvenance,
+  CapabilitySource,
+  ToolAnnotations,
+  ToolCapability,
+} from '../registry/capabilities.js';
 
 export const TOOL_CATEGORIES = ['read', 'propose', 'execute', 'restricted'] as const;
 export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
@@ -96,5 +102,11 @@ export function toolCategory(tool: CategorizedTool): CategoryDecision {
   const { readOnly, writes } = tool.capabilities;
   const category = readOnly && !writes ? 'read' : 'execute';
   const origin = tool.provenance?.writes;
-  return { category, because: origin === undefined ? `its capabilities: ${category === 'read' ? 'read-only' : 'writes'}` : `${SOURCE_WORDS[origin.source]}: ${origin.detail}` };
+  return {
+    category,
+    because:
+      origin === undefined
+        ? `its capabilities: ${category === 'read' ? 'read-only' : 'writes'}`
+        : `${SOURCE_WORDS[origin.source]}: ${origin.detail}`,
+  };
 }

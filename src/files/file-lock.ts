@@ -113,10 +113,13 @@ async function tryCreate(lockPath: string, content: string): Promise<boolean> {
 }
 
 function held(lockPath: string, token: string, staleMs: number): HeldFileLock {
-  const heartbeat = setInterval(() => {
-    const now = new Date();
-    utimes(lockPath, now, now).catch(() => undefined);
-  }, Math.max(staleMs / 4, 10));
+  const heartbeat = setInterval(
+    () => {
+      const now = new Date();
+      utimes(lockPath, now, now).catch(() => undefined);
+    },
+    Math.max(staleMs / 4, 10),
+  );
   heartbeat.unref();
   let released = false;
   return {

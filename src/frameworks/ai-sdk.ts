@@ -57,7 +57,9 @@ function modelOutputOf(answer: ModelAnswer): ToolModelOutput {
 }
 
 // `image-data` is what `ai` 6 providers read for an image; `ai` 7 still takes it (as `file-data`).
-function contentPart(block: ModelBlock): { type: 'text'; text: string } | { type: 'image-data' | 'file-data'; data: string; mediaType: string } {
+function contentPart(
+  block: ModelBlock,
+): { type: 'text'; text: string } | { type: 'image-data' | 'file-data'; data: string; mediaType: string } {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: block.text };

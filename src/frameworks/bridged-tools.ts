@@ -59,7 +59,13 @@ export function bridgeTools(actor: ToolActor, options: BridgeOptions = {}): Brid
       run: async (args, signal) => {
         if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) {
           const text = `The call was refused (INVALID_ARGUMENT): the arguments of "${actorName}" must be a JSON object`;
-          return { ok: false, status: 'rejected', blocks: [{ type: 'text', text }], text, error: { code: 'INVALID_ARGUMENT', message: text } };
+          return {
+            ok: false,
+            status: 'rejected',
+            blocks: [{ type: 'text', text }],
+            text,
+            error: { code: 'INVALID_ARGUMENT', message: text },
+          };
         }
         const outcome = await actor.call(actorName, (args ?? {}) as Readonly<Record<string, unknown>>, {
           ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),

@@ -84,7 +84,10 @@ export function actorMessage(actorRef: AnyActorRef, rootId: string | undefined, 
  * The message for one inspection event, or undefined for the kinds the protocol does not carry.
  * `parentOf` gives an actor's parent session id (see `startedBy`).
  */
-export function messageOf(event: InspectionEvent, parentOf: (sessionId: string) => string | undefined): Record<string, unknown> | undefined {
+export function messageOf(
+  event: InspectionEvent,
+  parentOf: (sessionId: string) => string | undefined,
+): Record<string, unknown> | undefined {
   const actorRef = event.actorRef as AnyActorRef;
   switch (event.type) {
     case '@xstate.actor':

@@ -93,8 +93,11 @@ function listen(server: Server, port: number): Promise<number> {
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
-  const text = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 421 ? 'Misdirected Request' : 'Service Unavailable';
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  const text =
+    status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 421 ? 'Misdirected Request' : 'Service Unavailable';
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+  );
 }
 
 export class InspectorServer {
@@ -324,7 +327,11 @@ export class InspectorServer {
     if (access.kind === 'producer') return;
     // Everything queued so far goes out first, then this viewer gets the tree as it is now.
     this.#flush();
-    const send = (text: string): void => this.#send(socket, this.#textFor(connection, text, () => JSON.stringify(withoutToolResults(JSON.parse(text) as unknown))));
+    const send = (text: string): void =>
+      this.#send(
+        socket,
+        this.#textFor(connection, text, () => JSON.stringify(withoutToolResults(JSON.parse(text) as unknown))),
+      );
     for (const [sessionId, live] of this.#live) {
       if ((live.ref.getSnapshot() as { status?: string } | undefined)?.status !== 'active') {
         this.#live.delete(sessionId);

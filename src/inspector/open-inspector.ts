@@ -30,7 +30,9 @@ export interface InspectOptions {
 export type InspectSetting = boolean | InspectOptions | Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
 /** Whether `inspect` is an XState observer of the host's own (rather than a request for the built-in server). */
-export function isInspectionObserver(inspect: InspectSetting | null | undefined): inspect is Observer<InspectionEvent> | ((event: InspectionEvent) => void) {
+export function isInspectionObserver(
+  inspect: InspectSetting | null | undefined,
+): inspect is Observer<InspectionEvent> | ((event: InspectionEvent) => void) {
   if (typeof inspect === 'function') return true;
   if (typeof inspect !== 'object' || inspect === null) return false;
   const candidate = inspect as Record<string, unknown>;

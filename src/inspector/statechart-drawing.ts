@@ -35,7 +35,12 @@ export function statechartSvg(definitionJson: string, machineName: string): stri
     for (const [key, child] of Object.entries(config.states)) {
       const path = parent === undefined ? key : `${parent}.${key}`;
       const childConfig = isConfig(child) ? child : {};
-      nodes.set(path, { path, parent, initial: typeof childConfig.initial === 'string' ? childConfig.initial : undefined, config: childConfig });
+      nodes.set(path, {
+        path,
+        parent,
+        initial: typeof childConfig.initial === 'string' ? childConfig.initial : undefined,
+        config: childConfig,
+      });
       if (typeof childConfig.id === 'string') byId.set(childConfig.id, path);
       visit(childConfig, path, depth + 1);
     }

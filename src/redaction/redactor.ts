@@ -290,7 +290,9 @@ function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
  * holds this copy; only the connect actor holds the real one. Returns `config` itself when it has
  * no such value.
  */
-export function redactedConfig<C extends { readonly headers: Readonly<Record<string, string>>; readonly env: Readonly<Record<string, string>> }>(config: C): C {
+export function redactedConfig<
+  C extends { readonly headers: Readonly<Record<string, string>>; readonly env: Readonly<Record<string, string>> },
+>(config: C): C {
   if (Object.keys(config.headers).length === 0 && Object.keys(config.env).length === 0) return config;
   const hide = (record: Readonly<Record<string, string>>): Readonly<Record<string, string>> =>
     Object.freeze(Object.fromEntries(Object.keys(record).map((key) => [key, REDACTED])));

@@ -27,15 +27,21 @@ export const AGENT_SKILL_NAMESPACE = 'agent-skill';
 /** Reads and checks one skill folder; a broken one is a ConfigError naming the file. */
 export async function loadAgentSkill(dir: string): Promise<AgentSkill> {
   const root = await realpath(dir).catch((cause: unknown) => {
-    throw new ConfigError([{ path: dir, problem: 'the Agent Skill folder does not exist', hint: 'check the path in agent_skills' }], { cause });
+    throw new ConfigError([{ path: dir, problem: 'the Agent Skill folder does not exist', hint: 'check the path in agent_skills' }], {
+      cause,
+    });
   });
   const file = join(root, 'SKILL.md');
   const text = await readFile(file, 'utf8').catch((cause: unknown) => {
-    throw new ConfigError([{ path: file, problem: 'the folder has no SKILL.md', hint: 'an Agent Skill is a folder with a SKILL.md' }], { cause });
+    throw new ConfigError([{ path: file, problem: 'the folder has no SKILL.md', hint: 'an Agent Skill is a folder with a SKILL.md' }], {
+      cause,
+    });
   });
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (!match) {
-    throw new ConfigError([{ path: file, problem: 'SKILL.md has no YAML front matter', hint: 'start it with ---, name: ..., description: ..., ---' }]);
+    throw new ConfigError([
+      { path: file, problem: 'SKILL.md has no YAML front matter', hint: 'start it with ---, name: ..., description: ..., ---' },
+    ]);
   }
   let front: unknown;
   try {
@@ -47,13 +53,22 @@ export async function loadAgentSkill(dir: string): Promise<AgentSkill> {
   const problems = [];
   const { name, description } = fields;
   if (typeof name !== 'string' || !NAME_PATTERN.test(name) || name.length > 64) {
-    problems.push({ path: `${file}: name`, problem: 'must be lowercase letters, digits and single hyphens, at most 64 characters', hint: 'e.g. name: pdf-tools' });
+    problems.push({
+      path: `${file}: name`,
+      problem: 'must be lowercase letters, digits and single hyphens, at most 64 characters',
+      hint: 'e.g. name: pdf-tools',
+    });
   }
   if (typeof description !== 'string' || description.trim() === '' || description.length > 1024) {
-    problems.push({ path: `${file}: description`, problem: 'must be a non-empty text of at most 1024 characters', hint: 'say what the skill does and when to use it' });
+    problems.push({
+      path: `${file}: description`,
+      problem: 'must be a non-empty text of at most 1024 characters',
+      hint: 'say what the skill does and when to use it',
+    });
   }
   // A name or description that is not a string is among the problems.
-  if (problems.length > 0 || typeof name !== 'string' || typeof description !== 'string') throw new ConfigError(problems, { subject: 'Agent Skill' });
+  if (problems.length > 0 || typeof name !== 'string' || typeof description !== 'string')
+    throw new ConfigError(problems, { subject: 'Agent Skill' });
   return {
     name,
     description: description.trim(),
@@ -65,11 +80,13 @@ export async function loadAgentSkill(dir: string): Promise<AgentSkill> {
 
 async function listFiles(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    // `parentPath` is there from Node 20.12 on (the package needs 20.19 or later).
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .sort();
+  return (
+    entries
+      .filter((entry) => entry.isFile())
+      // `parentPath` is there from Node 20.12 on (the package needs 20.19 or later).
+      .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+      .sort()
+  );
 }
 
 /** The registry record and handler of an Agent Skill. */
@@ -110,7 +127,10 @@ export function agentSkillTool(skill: AgentSkill): { descriptor: ToolDescriptor;
     });
     const file = args.file;
     if (file === undefined) {
-      const listing = skill.files.length > 0 ? `\n\nBundled files (call again with { "file": "<path>" }):\n${skill.files.map((f) => `- ${f}`).join('\n')}` : '';
+      const listing =
+        skill.files.length > 0
+          ? `\n\nBundled files (call again with { "file": "<path>" }):\n${skill.files.map((f) => `- ${f}`).join('\n')}`
+          : '';
       return done(`${skill.instructions}${listing}`, { instructions: skill.instructions, files: skill.files });
     }
     if (typeof file !== 'string' || !skill.files.includes(file)) {

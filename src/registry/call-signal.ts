@@ -53,7 +53,8 @@ function removed<T>(listeners: Listeners<T>, listener: T): Listeners<T> {
   return listeners;
 }
 const NONE: readonly never[] = [];
-const listed = <T>(listeners: Listeners<T>): readonly T[] => (listeners === undefined ? NONE : Array.isArray(listeners) ? listeners : [listeners]);
+const listed = <T>(listeners: Listeners<T>): readonly T[] =>
+  listeners === undefined ? NONE : Array.isArray(listeners) ? listeners : [listeners];
 
 /**
  * The signals a `LinkedCallSignal` made (`CallSet.open()`'s calls): each belongs to exactly one call and is never aborted once

@@ -169,11 +169,11 @@ export function inferCapabilities(input: InferenceInput): InferredCapabilities {
   const writes = decide(layers, 'writes') ?? { source: 'default', value: true, detail: DEFAULT_WRITES_DETAIL };
   const destructive: Decision = !writes.value
     ? { source: writes.source, value: false, detail: `a read-only tool is not destructive (${writes.detail})` }
-    : decide(layers, 'destructive') ?? {
+    : (decide(layers, 'destructive') ?? {
         source: 'default',
         value: true,
         detail: 'follows writes (MCP default destructiveHint: true)',
-      };
+      });
   const idempotent = decide(layers, 'idempotent') ?? {
     source: 'default',
     value: !writes.value,
@@ -204,7 +204,8 @@ export function inferCapabilities(input: InferenceInput): InferredCapabilities {
 }
 
 /** Why a tool nothing else classified is taken to write (ADR-029's conservative default), and what would change it. */
-const DEFAULT_WRITES_DETAIL = 'nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does)';
+const DEFAULT_WRITES_DETAIL =
+  'nothing says it only reads: no read word in its name, no read-only hint (override read_only: true if it does)';
 
 type Decision = Fact & { readonly source: CapabilitySource };
 
@@ -278,7 +279,10 @@ function untrustedReadOnlyLayer(hints: ToolAnnotations, trusted: boolean): Layer
   if (trusted || hints.readOnlyHint !== true) return { source: 'annotation' };
   return {
     source: 'annotation',
-    writes: fact(false, 'readOnlyHint: true from untrusted server (believed as a read word in its name would be: a write word or an override outweighs it)'),
+    writes: fact(
+      false,
+      'readOnlyHint: true from untrusted server (believed as a read word in its name would be: a write word or an override outweighs it)',
+    ),
   };
 }
 
@@ -289,7 +293,9 @@ function nameLayer(toolName: string, untrustedReadOnlyHint: boolean): Layer {
   if (writeWord !== undefined) {
     const beside =
       (readWord === undefined ? '' : ` (write words win over "${readWord}")`) +
-      (untrustedReadOnlyHint ? '; it outweighs the untrusted server\'s readOnlyHint: true (set trusted: true, or override read_only: true)' : '');
+      (untrustedReadOnlyHint
+        ? "; it outweighs the untrusted server's readOnlyHint: true (set trusted: true, or override read_only: true)"
+        : '');
     return { source: 'name', writes: fact(true, `word "${writeWord}" in name${beside}`) };
   }
   if (readWord !== undefined) return { source: 'name', writes: fact(false, `word "${readWord}" in name`) };

@@ -7,7 +7,10 @@
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export class NotJsonError extends Error {
-  constructor(readonly path: string, what: string) {
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
     super(`${path || '(arguments)'} is ${what}, which JSON cannot carry`);
     this.name = 'NotJsonError';
   }
@@ -44,7 +47,8 @@ export function safeJsonCopy(value: unknown, path = '', seen?: Set<object>): Jso
       const copied = childCopy(item, path, key, seen);
       // A key Object.prototype also has (toString, constructor) is defined, not assigned: with a
       // frozen prototype an assignment would throw.
-      if (key in Object.prototype) Object.defineProperty(copy, key, { value: copied, enumerable: true, writable: true, configurable: true });
+      if (key in Object.prototype)
+        Object.defineProperty(copy, key, { value: copied, enumerable: true, writable: true, configurable: true });
       else copy[key] = copied;
     }
     return copy;

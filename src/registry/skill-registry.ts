@@ -106,7 +106,10 @@ export class SkillRegistry {
         for (const tool of ofServer) {
           if (!keep(tool.toolName)) continue;
           const override = ref.overrides?.[tool.toolName];
-          tools.set(tool.name, override ? withOverride(tool, override, `skills.${skill.name}.mcp_servers.${ref.server}.overrides.${tool.toolName}`) : tool);
+          tools.set(
+            tool.name,
+            override ? withOverride(tool, override, `skills.${skill.name}.mcp_servers.${ref.server}.overrides.${tool.toolName}`) : tool,
+          );
         }
       }
       for (const name of [...(skill.tools ?? []), ...(this.agentSkillTools.get(skill.name) ?? [])]) {
@@ -136,7 +139,11 @@ export class SkillRegistry {
       if (skill) return skill;
       throw new McpActorsError(
         ErrorCode.NOT_FOUND,
-        `no skill named "${name}" is defined; defined skills: ${this.names().map((n) => `"${n}"`).join(', ') || 'none'}`,
+        `no skill named "${name}" is defined; defined skills: ${
+          this.names()
+            .map((n) => `"${n}"`)
+            .join(', ') || 'none'
+        }`,
         { details: { skill: name } },
       );
     });

@@ -92,7 +92,11 @@ export class ToolRegistry {
   list(filter: { namespace?: string; source?: ToolSource } = {}): ToolDescriptor[] {
     return [...this.entries.values()]
       .map((entry) => entry.descriptor)
-      .filter((d) => (filter.namespace === undefined || d.namespace === filter.namespace) && (filter.source === undefined || d.source === filter.source))
+      .filter(
+        (d) =>
+          (filter.namespace === undefined || d.namespace === filter.namespace) &&
+          (filter.source === undefined || d.source === filter.source),
+      )
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 

@@ -71,7 +71,6 @@ export interface ActorWiring {
   readonly onDeactivated: () => Promise<void>;
 }
 
-
 export class ActorHandle implements AsyncDisposable {
   readonly name: string;
   readonly tenant: string;
@@ -148,13 +147,22 @@ export class ActorHandle implements AsyncDisposable {
     const answered = wiring.runtime.on('actor.spawned', (event) => {
       if (event.id === wiring.label) spawned = event.ref as ActorRefFrom<typeof actorMachine>;
     });
-    wiring.runtime.send({ type: 'actor.spawn', id: wiring.label, systemId: this.holder, input: { name: this.name, tenant: this.tenant, id: this.id } });
+    wiring.runtime.send({
+      type: 'actor.spawn',
+      id: wiring.label,
+      systemId: this.holder,
+      input: { name: this.name, tenant: this.tenant, id: this.id },
+    });
     answered.unsubscribe();
     if (!spawned) {
-      throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `actor "${this.name}" could not be spawned: the runtime has shut down; create a new runtime`);
+      throw new McpActorsError(
+        ErrorCode.RUNTIME_SHUT_DOWN,
+        `actor "${this.name}" could not be spawned: the runtime has shut down; create a new runtime`,
+      );
     }
     this.actor = spawned;
-    const emitState = (value: unknown): void => wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(value) });
+    const emitState = (value: unknown): void =>
+      wiring.emit({ type: 'actor.state', actor: this.name, tenant: this.tenant, state: String(value) });
     emitState(this.actor.getSnapshot().value);
     this.actor.subscribe((snapshot) => emitState(snapshot.value));
   }
@@ -173,7 +181,10 @@ export class ActorHandle implements AsyncDisposable {
       if (snapshot.value === 'active' && report !== undefined) return report;
       throw (
         snapshot.context.error ??
-        new McpActorsError(ErrorCode.ACTIVATION_FAILED, `actor "${this.name}" was deactivated before it finished activating; activate it again`)
+        new McpActorsError(
+          ErrorCode.ACTIVATION_FAILED,
+          `actor "${this.name}" was deactivated before it finished activating; activate it again`,
+        )
       );
     })();
     return this.activating;
@@ -203,7 +214,12 @@ export class ActorHandle implements AsyncDisposable {
     return this.runCall(callId, toolName, args, options);
   }
 
-  private async runCall(callId: string, toolName: string, args: Readonly<Record<string, unknown>>, options: ActorCallOptions): Promise<CallOutcome> {
+  private async runCall(
+    callId: string,
+    toolName: string,
+    args: Readonly<Record<string, unknown>>,
+    options: ActorCallOptions,
+  ): Promise<CallOutcome> {
     try {
       const { emit } = this.wiring;
       if (this.deactivating || this.actor.getSnapshot().value !== 'active') {
@@ -216,7 +232,8 @@ export class ActorHandle implements AsyncDisposable {
       }
       if (this.toolsetStale) this.refreshToolset();
       const tool = this.toolset.get(toolName);
-      if (!tool) return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()], this.activation?.unavailable));
+      if (!tool)
+        return this.audited(undefined, unknownToolOutcome(callId, toolName, [...this.toolset.keys()], this.activation?.unavailable));
       this.wiring.redactor.addArguments(toolName, args);
       const input: ToolCallInput = {
         callId,
@@ -260,7 +277,6 @@ export class ActorHandle implements AsyncDisposable {
         call.unlink();
       }
       return this.audited(tool, outcome);
-  
     } finally {
       this.callSettled();
     }
@@ -287,11 +303,23 @@ export class ActorHandle implements AsyncDisposable {
     });
     const error = outcome.error;
     if (tool && error?.code === ErrorCode.CAPABILITY_VIOLATION) {
-      emit({ type: 'capability.violation', callId, actor: this.name, tenant: this.tenant, tool: toolName, changes: outcome.changes, message: error.message });
+      emit({
+        type: 'capability.violation',
+        callId,
+        actor: this.name,
+        tenant: this.tenant,
+        tool: toolName,
+        changes: outcome.changes,
+        message: error.message,
+      });
     } else if (tool && error?.code === ErrorCode.SANDBOX_ESCAPE) {
       const links = (error.details.links ?? []) as readonly { path: string; target: string; resolved: string }[];
       emit({ type: 'sandbox.escape', callId, actor: this.name, tenant: this.tenant, tool: toolName, links, message: error.message });
-    } else if (tool && outcome.status === 'rejected' && (error?.code === ErrorCode.PERMISSION_DENIED || error?.code === ErrorCode.TENANT_ARGUMENT)) {
+    } else if (
+      tool &&
+      outcome.status === 'rejected' &&
+      (error?.code === ErrorCode.PERMISSION_DENIED || error?.code === ErrorCode.TENANT_ARGUMENT)
+    ) {
       emit({
         type: 'permission.denied',
         callId,
@@ -358,8 +386,18 @@ export class ActorHandle implements AsyncDisposable {
     for (const { descriptor, handler } of this.wiring.customTools) this.registry.register(descriptor, handler);
     for (const skillName of spec.skills) {
       const skill = config.skills[skillName];
-      if (skill === undefined) throw new McpActorsError(ErrorCode.NOT_FOUND, `actor "${this.name}" names skill "${skillName}", which the configuration does not define`);
-      await this.skills.define({ name: skill.name, description: skill.description, mcpServers: skill.mcpServers, tools: skill.tools, agentSkills: skill.agentSkills });
+      if (skill === undefined)
+        throw new McpActorsError(
+          ErrorCode.NOT_FOUND,
+          `actor "${this.name}" names skill "${skillName}", which the configuration does not define`,
+        );
+      await this.skills.define({
+        name: skill.name,
+        description: skill.description,
+        mcpServers: skill.mcpServers,
+        tools: skill.tools,
+        agentSkills: skill.agentSkills,
+      });
     }
     const wanted = this.skills.serversOf(spec.skills);
     const started: string[] = [];
@@ -372,8 +410,17 @@ export class ActorHandle implements AsyncDisposable {
           tenantKey: spec.tenantKey,
           actor: this.name,
           // A tool's ctx.progress / ctx.log become runtime events, as they become notifications when served.
-          onProgress: (update, call) => this.wiring.emit({ type: 'call.progress', actor: this.name, tenant: call.tenant, tool: call.tool, callId: call.callId, ...update }),
-          onLog: (entry, call) => this.wiring.emit({ type: 'call.log', actor: this.name, tenant: call.tenant, tool: call.tool, callId: call.callId, ...entry }),
+          onProgress: (update, call) =>
+            this.wiring.emit({
+              type: 'call.progress',
+              actor: this.name,
+              tenant: call.tenant,
+              tool: call.tool,
+              callId: call.callId,
+              ...update,
+            }),
+          onLog: (entry, call) =>
+            this.wiring.emit({ type: 'call.log', actor: this.name, tenant: call.tenant, tool: call.tool, callId: call.callId, ...entry }),
         });
         started.push(server);
         return;
@@ -386,7 +433,11 @@ export class ActorHandle implements AsyncDisposable {
         return;
       }
       const serverConfig = config.servers[server];
-      if (serverConfig === undefined) throw new McpActorsError(ErrorCode.NOT_FOUND, `skill server "${server}" of actor "${this.name}" is not defined in the configuration's servers`);
+      if (serverConfig === undefined)
+        throw new McpActorsError(
+          ErrorCode.NOT_FOUND,
+          `skill server "${server}" of actor "${this.name}" is not defined in the configuration's servers`,
+        );
       // Shared by reference among actors of one tenant and sandbox: their server supervisor owns it.
       const lease = await pool.acquire(serverConfig, {
         tenant: this.tenant,

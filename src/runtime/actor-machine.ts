@@ -55,7 +55,12 @@ export type ActorEvent =
   | { readonly type: 'actor.activate' }
   | { readonly type: 'actor.deactivate' }
   /** Take a reference to the server of `key` from `supervisor` (`spawn`: how to create it if nobody holds it yet). */
-  | { readonly type: 'server.acquire'; readonly key: string; readonly supervisor: { readonly id: string; readonly input: SupervisorInput }; readonly spawn?: ChildSpawn | undefined }
+  | {
+      readonly type: 'server.acquire';
+      readonly key: string;
+      readonly supervisor: { readonly id: string; readonly input: SupervisorInput };
+      readonly spawn?: ChildSpawn | undefined;
+    }
   | { readonly type: 'server.release'; readonly key: string; readonly supervisor: string }
   /** The supervisor's answers. */
   | SupervisorReply;
@@ -91,7 +96,14 @@ export const actorMachine = setup({
     // A supervisor owns shared servers: this one asks for them (through its parent), as their holder.
     acquireServer: sendParent(({ context, event, self }) =>
       event.type === 'server.acquire'
-        ? { type: 'server.acquire', key: event.key, holder: holderOf(context), replyTo: self, supervisor: event.supervisor, spawn: event.spawn }
+        ? {
+            type: 'server.acquire',
+            key: event.key,
+            holder: holderOf(context),
+            replyTo: self,
+            supervisor: event.supervisor,
+            spawn: event.spawn,
+          }
         : { type: 'actor.ignored' },
     ),
     releaseServer: sendParent(({ context, event, self }) =>
@@ -100,7 +112,8 @@ export const actorMachine = setup({
         : { type: 'actor.ignored' },
     ),
     holdServer: assign({
-      servers: ({ context, event }) => (event.type === 'server.acquired' ? [...context.servers, { id: event.ref.id, key: event.key }] : context.servers),
+      servers: ({ context, event }) =>
+        event.type === 'server.acquired' ? [...context.servers, { id: event.ref.id, key: event.key }] : context.servers,
     }),
     letGoOfServer: assign({
       servers: ({ context, event }) => {

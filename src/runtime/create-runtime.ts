@@ -163,7 +163,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const redactor = new Redactor({ redactArgument: options.redactArgument });
   // Every variable a `${VAR}` reference reads is secret from then on (in args, url and cwd too).
   // An unset one makes only the servers that use it unusable (an error when an actor uses them).
-  const configOptions = { extraServers: [...domainServers.keys()], env: redactor.recordingEnv(options.env ?? process.env), unsetVariables: 'per-server' as const };
+  const configOptions = {
+    extraServers: [...domainServers.keys()],
+    env: redactor.recordingEnv(options.env ?? process.env),
+    unsetVariables: 'per-server' as const,
+  };
   let config: AgentsConfig;
   try {
     config = options.file ? await loadAgentsFile(options.file, configOptions) : agentsConfigFromObject(options.config ?? {}, configOptions);
@@ -236,7 +240,12 @@ class RuntimeImpl implements Runtime {
       ...(observer ? { inspect: observer } : {}),
     });
     this.actor.start();
-    this.pool = new ServerPool(this.actor, redactor, { auth: options.auth, onElicit: options.onElicit, onSample: options.onSample, serverActors: options.serverActors });
+    this.pool = new ServerPool(this.actor, redactor, {
+      auth: options.auth,
+      onElicit: options.onElicit,
+      onSample: options.onSample,
+      serverActors: options.serverActors,
+    });
     this.pool.onCreated((entry) => this.watchServer(entry));
   }
 
@@ -260,7 +269,10 @@ class RuntimeImpl implements Runtime {
     // A JavaScript caller can leave the options out.
     const given = options as ActivateOptions | undefined;
     if (typeof given?.tenant !== 'string' || given.tenant.trim() === '') {
-      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `activate("${spec.name}") needs { tenant }: the id of the tenant the actor works for`);
+      throw new McpActorsError(
+        ErrorCode.INVALID_ARGUMENT,
+        `activate("${spec.name}") needs { tenant }: the id of the tenant the actor works for`,
+      );
     }
     const sandboxEntry = options.sandbox ? this.openWorkspace(options.sandbox) : undefined;
     let workspace: SandboxWorkspace | undefined;
@@ -310,7 +322,10 @@ class RuntimeImpl implements Runtime {
     }
     if (this.shuttingDown) {
       await handle.deactivate();
-      throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `actor "${spec.name}" was activated while the runtime shut down; create a new runtime`);
+      throw new McpActorsError(
+        ErrorCode.RUNTIME_SHUT_DOWN,
+        `actor "${spec.name}" was activated while the runtime shut down; create a new runtime`,
+      );
     }
     return handle;
   }
@@ -393,14 +408,19 @@ class RuntimeImpl implements Runtime {
     // No group left to guard (unless another runtime in this host has some): the reaper goes too.
     await attempt(() => retireReaper());
     for (const error of failures) {
-      this.emit({ type: 'runtime.error', message: `shutdown: ${messageOf(error)}`, code: isMcpActorsError(error) ? error.code : undefined });
+      this.emit({
+        type: 'runtime.error',
+        message: `shutdown: ${messageOf(error)}`,
+        code: isMcpActorsError(error) ? error.code : undefined,
+      });
     }
     this.events.complete();
   }
 
   private handleOf(id: string): ActorHandle {
     const handle = this.handlesById.get(id);
-    if (!handle) throw new McpActorsError(ErrorCode.ACTIVATION_FAILED, `no actor of id "${id}" is active in this runtime; activate it again`);
+    if (!handle)
+      throw new McpActorsError(ErrorCode.ACTIVATION_FAILED, `no actor of id "${id}" is active in this runtime; activate it again`);
     return handle;
   }
 
@@ -468,7 +488,14 @@ class RuntimeImpl implements Runtime {
   private watchServer(entry: PoolEntry): void {
     const { client } = entry.adapter;
     client.state$.subscribe((state) => {
-      this.emit({ type: 'server.state', server: entry.server, tenant: entry.tenant, sandbox: entry.sandboxRoot, state, pid: client.status().pid });
+      this.emit({
+        type: 'server.state',
+        server: entry.server,
+        tenant: entry.tenant,
+        sandbox: entry.sandboxRoot,
+        state,
+        pid: client.status().pid,
+      });
     });
     // Restarts happen inside STARTING (the wait between them is part of it), so they are read from
     // the machine's snapshots, not from the public state.
@@ -478,7 +505,13 @@ class RuntimeImpl implements Runtime {
       if (count < restarts) restarts = count; // start() or reconnect() began afresh
       if (count > restarts) {
         restarts = count;
-        this.emit({ type: 'server.restarted', server: entry.server, tenant: entry.tenant, restarts, error: client.status().lastError?.message });
+        this.emit({
+          type: 'server.restarted',
+          server: entry.server,
+          tenant: entry.tenant,
+          restarts,
+          error: client.status().lastError?.message,
+        });
       }
     });
   }

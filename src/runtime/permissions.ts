@@ -61,11 +61,18 @@ const ALLOWED: Authorization = { allowed: true };
  * execute under `deny`, or `ask` with no approval callback); undefined when a person must be
  * asked. Pure: the tool-call step list takes it as a decision, with no I/O.
  */
-export function policyDecision(context: PolicyContext): (tool: ToolDescriptor, args: Readonly<Record<string, unknown>>) => Authorization | undefined {
+export function policyDecision(
+  context: PolicyContext,
+): (tool: ToolDescriptor, args: Readonly<Record<string, unknown>>) => Authorization | undefined {
   return (tool, args) => {
     const tenantArgument = tenantArgumentIn(args, context.tenantArgumentNames);
     if (tenantArgument !== undefined) {
-      return { allowed: false, code: ErrorCode.TENANT_ARGUMENT, rule: 'tenant comes from the session', reason: tenantArgumentMessage(tenantArgument, tool.name) };
+      return {
+        allowed: false,
+        code: ErrorCode.TENANT_ARGUMENT,
+        rule: 'tenant comes from the session',
+        reason: tenantArgumentMessage(tenantArgument, tool.name),
+      };
     }
     const { category } = toolCategory(tool);
     if (category === 'read' || category === 'propose') return ALLOWED;
@@ -80,7 +87,11 @@ export function policyDecision(context: PolicyContext): (tool: ToolDescriptor, a
     }
     if (context.policy.execute === 'allow') return ALLOWED;
     if (context.policy.execute === 'deny') {
-      return { allowed: false, rule: 'permissions.execute: deny', reason: `this actor may not run execute tools, and ${writingReason(tool)}` };
+      return {
+        allowed: false,
+        rule: 'permissions.execute: deny',
+        reason: `this actor may not run execute tools, and ${writingReason(tool)}`,
+      };
     }
     if (!context.approve) {
       return {
@@ -100,7 +111,8 @@ export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => 
     const decided = decide(call.tool, call.args);
     const approve = context.approve;
     // policyDecision answers whenever there is no callback to ask.
-    if (decided !== undefined || approve === undefined) return decided ?? { allowed: false, rule: 'permissions.execute: ask', reason: 'no approval callback' };
+    if (decided !== undefined || approve === undefined)
+      return decided ?? { allowed: false, rule: 'permissions.execute: ask', reason: 'no approval callback' };
     const { category, because } = toolCategory(call.tool);
     const { capabilities, provenance } = call.tool;
     return Promise.resolve(context.beforeApproval?.(call))
@@ -117,7 +129,9 @@ export function authorizeWith(context: PolicyContext): (call: ToolCallInput) => 
         }),
       )
       .then((approved) =>
-        approved ? ALLOWED : { allowed: false, rule: 'permissions.execute: ask', reason: `the host did not approve the call (${writingReason(call.tool)})` },
+        approved
+          ? ALLOWED
+          : { allowed: false, rule: 'permissions.execute: ask', reason: `the host did not approve the call (${writingReason(call.tool)})` },
       );
   };
 }

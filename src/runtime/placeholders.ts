@@ -35,13 +35,15 @@ export function bindPlaceholders(config: ResolvedServerConfig, values: Placehold
   const record = (entries: Readonly<Record<string, string>>, where: string): Record<string, string> =>
     Object.fromEntries(Object.entries(entries).map(([key, value]) => [key, fill(value, values, `${where}.${key}`, name)]));
   const roots = config.roots.map((root, i) => fill(root, values, `roots.${i}`, name));
-  return markResolved(Object.freeze({
-    ...config,
-    args: Object.freeze(config.args.map((arg, i) => fill(arg, values, `args.${i}`, name))),
-    env: Object.freeze(record(config.env, 'env')),
-    headers: Object.freeze(record(config.headers, 'headers')),
-    cwd: config.cwd === undefined ? undefined : fill(config.cwd, values, 'cwd', name),
-    url: config.url === undefined ? undefined : fill(config.url, values, 'url', name),
-    roots: Object.freeze(roots.length === 0 && values.SANDBOX_ROOT !== undefined ? [values.SANDBOX_ROOT] : roots),
-  }));
+  return markResolved(
+    Object.freeze({
+      ...config,
+      args: Object.freeze(config.args.map((arg, i) => fill(arg, values, `args.${i}`, name))),
+      env: Object.freeze(record(config.env, 'env')),
+      headers: Object.freeze(record(config.headers, 'headers')),
+      cwd: config.cwd === undefined ? undefined : fill(config.cwd, values, 'cwd', name),
+      url: config.url === undefined ? undefined : fill(config.url, values, 'url', name),
+      roots: Object.freeze(roots.length === 0 && values.SANDBOX_ROOT !== undefined ? [values.SANDBOX_ROOT] : roots),
+    }),
+  );
 }

@@ -57,7 +57,13 @@ export type RuntimeMachineEvent =
       readonly supervisor: SupervisorAddress;
       readonly spawn?: ChildSpawn | undefined;
     }
-  | { readonly type: 'server.release'; readonly key: string; readonly holder: string; readonly replyTo: AnyActorRef; readonly supervisor: string }
+  | {
+      readonly type: 'server.release';
+      readonly key: string;
+      readonly holder: string;
+      readonly replyTo: AnyActorRef;
+      readonly supervisor: string;
+    }
   /** The server actor's process is closed: its supervisor stops the child. */
   | { readonly type: 'server.retire'; readonly supervisor: string; readonly actor: AnyActorRef }
   | SupervisorEmpty;
@@ -81,7 +87,8 @@ export const runtimeMachine = setup({
   guards: {
     hasSupervisor: ({ context, event }) => supervisorOf(context, event) !== undefined,
     // Empty, and no acquire was forwarded to it since it said so.
-    isSupervisorDone: ({ context, event }) => event.type === 'supervisor.empty' && context.supervisors[event.id]?.acquires === event.acquires,
+    isSupervisorDone: ({ context, event }) =>
+      event.type === 'supervisor.empty' && context.supervisors[event.id]?.acquires === event.acquires,
   },
   actions: {
     spawnActor: assign({
@@ -121,7 +128,12 @@ export const runtimeMachine = setup({
     // No supervisor: nothing of it is held any more.
     replyNotHeld: sendTo(
       ({ event }) => (event.type === 'server.release' ? event.replyTo : ''),
-      ({ event }): SupervisorReply => ({ type: 'server.released', key: event.type === 'server.release' ? event.key : '', last: false, holders: 0 }),
+      ({ event }): SupervisorReply => ({
+        type: 'server.released',
+        key: event.type === 'server.release' ? event.key : '',
+        last: false,
+        holders: 0,
+      }),
     ),
     stopSupervisor: stopChild(({ event }) => (event.type === 'supervisor.empty' ? event.id : '')),
     forgetSupervisor: assign({

@@ -138,13 +138,20 @@ class EventTracer implements RuntimeTelemetry {
     let span = this.servers.get(key);
     if (!span) {
       if (event.state === 'STOPPED') return;
-      span = this.tracer.startSpan(`server ${event.server}`, {
-        kind: this.api.SpanKind.INTERNAL,
-        attributes: { [ATTR_SERVER]: event.server, [ATTR_TENANT]: event.tenant },
-      }, this.api.ROOT_CONTEXT);
+      span = this.tracer.startSpan(
+        `server ${event.server}`,
+        {
+          kind: this.api.SpanKind.INTERNAL,
+          attributes: { [ATTR_SERVER]: event.server, [ATTR_TENANT]: event.tenant },
+        },
+        this.api.ROOT_CONTEXT,
+      );
       this.servers.set(key, span);
     }
-    span.addEvent('server.state', { [ATTR_SERVER_STATE]: event.state, ...(event.pid === undefined ? {} : { [ATTR_PROCESS_PID]: event.pid }) });
+    span.addEvent('server.state', {
+      [ATTR_SERVER_STATE]: event.state,
+      ...(event.pid === undefined ? {} : { [ATTR_PROCESS_PID]: event.pid }),
+    });
     if (event.state === 'STOPPED' || event.state === 'ERROR') {
       if (event.state === 'ERROR') span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: 'ERROR' });
       span.end();
@@ -163,7 +170,11 @@ class EventTracer implements RuntimeTelemetry {
     const step = <T>(name: string, input: ToolCallInput, run: () => Promise<T>, describe: (value: T) => OtelApi.Attributes): Promise<T> => {
       const call = this.calls.get(input.callId);
       if (!call) return run();
-      const span = this.tracer.startSpan(`${name} ${call.tool}`, { attributes: { [ATTR_GEN_AI_TOOL_CALL_ID]: input.callId } }, call.context);
+      const span = this.tracer.startSpan(
+        `${name} ${call.tool}`,
+        { attributes: { [ATTR_GEN_AI_TOOL_CALL_ID]: input.callId } },
+        call.context,
+      );
       return run().then(
         (value) => {
           span.setAttributes(describe(value));
@@ -171,7 +182,8 @@ class EventTracer implements RuntimeTelemetry {
           return value;
         },
         (error: unknown) => {
-          const code = typeof (error as { code?: unknown } | null | undefined)?.code === 'string' ? (error as { code: string }).code : '_OTHER';
+          const code =
+            typeof (error as { code?: unknown } | null | undefined)?.code === 'string' ? (error as { code: string }).code : '_OTHER';
           span.setAttribute(ATTR_ERROR_TYPE, code);
           span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: code });
           span.end();
@@ -182,17 +194,39 @@ class EventTracer implements RuntimeTelemetry {
     return {
       ...steps,
       authorize: (input) =>
-        step('approval', input, async () => steps.authorize(input), (answer) =>
-          answer.allowed ? { 'mcp_actors.approval.allowed': true } : { 'mcp_actors.approval.allowed': false, 'mcp_actors.approval.rule': answer.rule },
+        step(
+          'approval',
+          input,
+          async () => steps.authorize(input),
+          (answer) =>
+            answer.allowed
+              ? { 'mcp_actors.approval.allowed': true }
+              : { 'mcp_actors.approval.allowed': false, 'mcp_actors.approval.rule': answer.rule },
         ),
-      checkpoint: (input) => step('checkpoint', input, () => steps.checkpoint(input), (id) => (id ? { [ATTR_CHECKPOINT_ID]: id } : {})),
+      checkpoint: (input) =>
+        step(
+          'checkpoint',
+          input,
+          () => steps.checkpoint(input),
+          (id) => (id ? { [ATTR_CHECKPOINT_ID]: id } : {}),
+        ),
       commit: (input, checkpointId) =>
-        step('commit', input, () => steps.commit(input, checkpointId), (report) => ({ 'mcp_actors.commit.ok': report.ok, 'mcp_actors.commit.changes': report.changes.length })),
+        step(
+          'commit',
+          input,
+          () => steps.commit(input, checkpointId),
+          (report) => ({ 'mcp_actors.commit.ok': report.ok, 'mcp_actors.commit.changes': report.changes.length }),
+        ),
       rollback: (input, checkpointId) =>
-        step('rollback', input, () => steps.rollback(input, checkpointId), (report) => ({
-          'mcp_actors.rollback.restored': report.restored,
-          ...(checkpointId ? { [ATTR_CHECKPOINT_ID]: checkpointId } : {}),
-        })),
+        step(
+          'rollback',
+          input,
+          () => steps.rollback(input, checkpointId),
+          (report) => ({
+            'mcp_actors.rollback.restored': report.restored,
+            ...(checkpointId ? { [ATTR_CHECKPOINT_ID]: checkpointId } : {}),
+          }),
+        ),
       invoke: (input, args, signal) => {
         const call = this.calls.get(input.callId);
         const carried = call ? injectTraceContext(this.api, call.context) : {};

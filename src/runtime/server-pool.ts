@@ -96,7 +96,10 @@ export class ServerPool {
       // until the one stopping is gone.
       await this.retiring.get(key);
       if (this.closed) {
-        throw new McpActorsError(ErrorCode.RUNTIME_SHUT_DOWN, `server "${config.name}" was asked for after the runtime shut down; create a new runtime`);
+        throw new McpActorsError(
+          ErrorCode.RUNTIME_SHUT_DOWN,
+          `server "${config.name}" was asked for after the runtime shut down; create a new runtime`,
+        );
       }
       const existing = this.entries.get(key);
       if (!existing) break;
@@ -117,7 +120,10 @@ export class ServerPool {
     const homes = new Set([homedir(), ...(bound.env.HOME !== undefined ? [bound.env.HOME] : [])]);
     options.sandbox?.denyReads([...homes].flatMap((home) => extraDeniedPaths(bound.confine, home)));
     const systemId = serverLabel(config.name, options.tenant, options.sandboxId);
-    const provider = bound.transport !== 'stdio' && bound.url ? this.remote.auth?.({ name: bound.name, url: bound.url, tenant: options.tenant }) : undefined;
+    const provider =
+      bound.transport !== 'stdio' && bound.url
+        ? this.remote.auth?.({ name: bound.name, url: bound.url, tenant: options.tenant })
+        : undefined;
     const client = new McpClient(bound, {
       systemId,
       redactor: this.redactor,

@@ -42,7 +42,13 @@ export interface SupervisorContext extends SupervisorInput {
 
 export type SupervisorEvent =
   /** `holder` takes a reference to the server of `key`; `spawn` says how to create it if nobody holds it yet. */
-  | { readonly type: 'server.acquire'; readonly key: string; readonly holder: string; readonly replyTo: AnyActorRef; readonly spawn?: ChildSpawn | undefined }
+  | {
+      readonly type: 'server.acquire';
+      readonly key: string;
+      readonly holder: string;
+      readonly replyTo: AnyActorRef;
+      readonly spawn?: ChildSpawn | undefined;
+    }
   | { readonly type: 'server.release'; readonly key: string; readonly holder: string; readonly replyTo: AnyActorRef }
   /** The server actor's process is closed: stop the child. */
   | { readonly type: 'server.retire'; readonly actor: AnyActorRef };
@@ -103,7 +109,10 @@ export const serverSupervisor = setup({
         const { logic, id, systemId, input } = event.spawn;
         // XState's types allow an `id` only for logic named in setup; at run time `spawn` takes it
         // for any logic (a server's machine is provided per client, so it cannot be named there).
-        const spawnWithId = spawn as unknown as (logic: AnyActorLogic, options: { id: string; systemId: string; input: unknown }) => AnyActorRef;
+        const spawnWithId = spawn as unknown as (
+          logic: AnyActorLogic,
+          options: { id: string; systemId: string; input: unknown },
+        ) => AnyActorRef;
         return { ...context.servers, [event.key]: { ref: spawnWithId(logic, { id, systemId, input }), holders: [event.holder] } };
       },
     }),
@@ -145,7 +154,12 @@ export const serverSupervisor = setup({
     ),
     replyLastReleased: sendTo(
       ({ event }) => (event.type === 'server.release' ? event.replyTo : ''),
-      ({ event }): SupervisorReply => ({ type: 'server.released', key: event.type === 'server.release' ? event.key : '', last: true, holders: 0 }),
+      ({ event }): SupervisorReply => ({
+        type: 'server.released',
+        key: event.type === 'server.release' ? event.key : '',
+        last: true,
+        holders: 0,
+      }),
     ),
     stopServer: stopChild(({ event }) => (event.type === 'server.retire' ? event.actor : '')),
     // A server retired while still held (the runtime shuts down) is forgotten too.
@@ -154,7 +168,11 @@ export const serverSupervisor = setup({
       const kept = Object.entries(context.servers).filter(([, server]) => server.ref !== event.actor);
       return { servers: Object.fromEntries(kept), retiring: context.retiring.filter((id) => id !== event.actor.id) };
     }),
-    reportEmpty: sendParent(({ context, self }): SupervisorEmpty => ({ type: 'supervisor.empty', id: self.id, acquires: context.acquires })),
+    reportEmpty: sendParent(({ context, self }): SupervisorEmpty => ({
+      type: 'supervisor.empty',
+      id: self.id,
+      acquires: context.acquires,
+    })),
   },
 }).createMachine({
   id: 'serverSupervisor',

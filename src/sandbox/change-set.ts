@@ -92,7 +92,12 @@ export function computeChanges(
   const seen = new Set<string>();
   for (const entry of raw) {
     seen.add(entry.path);
-    pushItemChange(changes, entry.path, itemOf(entry.srcMode, entry.srcBlob, from.modes.get(entry.path)), itemOf(entry.dstMode, entry.dstBlob, to.modes.get(entry.path)));
+    pushItemChange(
+      changes,
+      entry.path,
+      itemOf(entry.srcMode, entry.srcBlob, from.modes.get(entry.path)),
+      itemOf(entry.dstMode, entry.dstBlob, to.modes.get(entry.path)),
+    );
   }
   for (const path of modeOnlyPaths(raw, from, to, seen)) {
     const blob = blobs.get(path) ?? '';

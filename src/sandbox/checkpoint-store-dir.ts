@@ -2,19 +2,7 @@
  * The checkpoint store's own directory: where it lives (never inside the tracked root, nor the
  * root inside it), its private repository, and the list of checkpoints written atomically.
  */
-import {
-  copyFile,
-  mkdir,
-  mkdtemp,
-  readFile,
-  readdir,
-  realpath,
-  rename,
-  rm,
-  stat,
-  utimes,
-  writeFile,
-} from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, realpath, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
@@ -114,7 +102,10 @@ export async function loadOrCreateStore(root: string, storeDir: string, seed?: C
     // Written by whichever version made the store.
     const format: unknown = file.format;
     if (format !== STORE_FORMAT) throw invalid(`${storeFile} is not a checkpoint store of this version (format ${String(format)})`);
-    if (file.root !== root) throw invalid(`storeDir ${JSON.stringify(storeDir)} holds checkpoints of ${JSON.stringify(file.root)}, not of ${JSON.stringify(root)}`);
+    if (file.root !== root)
+      throw invalid(
+        `storeDir ${JSON.stringify(storeDir)} holds checkpoints of ${JSON.stringify(file.root)}, not of ${JSON.stringify(root)}`,
+      );
     return file;
   }
   await mkdir(storeDir, { recursive: true });

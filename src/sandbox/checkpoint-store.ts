@@ -12,11 +12,7 @@
  * and every step is idempotent, so one interrupted by a crash finishes on the next `open()`.
  */
 import { lstatSync } from 'node:fs';
-import {
-  readFile,
-  rm,
-  writeFile,
-} from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, isMcpActorsError, messageOf } from '../errors/mcp-actors-error.js';
@@ -133,7 +129,6 @@ export interface SnapshotOptions {
   readonly changedPaths?: Iterable<string> | undefined;
 }
 
-
 interface Snapshot {
   readonly tree: string;
   readonly manifest: TreeManifest;
@@ -157,7 +152,8 @@ const SNAPSHOT_RETRIES = 3;
 const CONCURRENT_CHANGE_CODES = ['EEXIST', 'ENOENT', 'ENOTEMPTY', 'ENOTDIR', 'EISDIR', 'EROFS'];
 
 /** What git says when an entry changed between our walk and its look (a directory now a link, a link gone). */
-const GIT_SAW_A_CHANGE = /Unable to process path|unable to create symlink|is a directory - add files inside|readlink\(|File exists|No such file or directory|Not a directory|Read-only file system/;
+const GIT_SAW_A_CHANGE =
+  /Unable to process path|unable to create symlink|is a directory - add files inside|readlink\(|File exists|No such file or directory|Not a directory|Read-only file system/;
 
 /**
  * A snapshot or rollback failure caused by the tree changing under it: an fs error code (here or as
@@ -413,7 +409,9 @@ export class CheckpointStore {
   async #syncIndex(tree: string): Promise<void> {
     if (this.#indexTree === undefined || this.#indexTree === tree) return;
     const raw = parseRawDiff(await this.#git(['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-abbrev', this.#indexTree, tree]));
-    const records = raw.map((entry) => (entry.dstMode === ABSENT ? `0 ${NO_OBJECT}\t${entry.path}\0` : `${entry.dstMode} ${entry.dstBlob}\t${entry.path}\0`));
+    const records = raw.map((entry) =>
+      entry.dstMode === ABSENT ? `0 ${NO_OBJECT}\t${entry.path}\0` : `${entry.dstMode} ${entry.dstBlob}\t${entry.path}\0`,
+    );
     if (records.length > 0) await this.#git(['update-index', '-z', '--index-info'], { input: records.join('') });
     this.#indexTree = tree;
   }
@@ -579,7 +577,12 @@ export class CheckpointStore {
     const found = this.#checkpoints.find((checkpoint) => checkpoint.id === id);
     if (found) return found;
     const count = this.#checkpoints.length;
-    const range = count === 0 ? '' : count === 1 ? `: ${this.#checkpoints[0]?.id}` : `: ${this.#checkpoints[0]?.id} … ${this.#checkpoints[count - 1]?.id}`;
+    const range =
+      count === 0
+        ? ''
+        : count === 1
+          ? `: ${this.#checkpoints[0]?.id}`
+          : `: ${this.#checkpoints[0]?.id} … ${this.#checkpoints[count - 1]?.id}`;
     throw new McpActorsError(
       ErrorCode.CHECKPOINT_NOT_FOUND,
       `no checkpoint ${JSON.stringify(id)} in this store; it holds ${count} checkpoint${count === 1 ? '' : 's'}${range} (an actor's checkpoints() lists them)`,
@@ -627,4 +630,3 @@ export class CheckpointStore {
 function publicCheckpoint({ manifest: _manifest, ...checkpoint }: StoredCheckpoint): Checkpoint {
   return { ...checkpoint };
 }
-

@@ -31,7 +31,12 @@ export interface RollbackConfinement {
 /** The worker's answer: done, or why not (its error's message, codes and details). */
 export type ConfinedRollbackResult =
   | { readonly ok: true }
-  | { readonly ok: false; readonly message: string; readonly codes: readonly string[]; readonly details?: Readonly<Record<string, unknown>> };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly codes: readonly string[];
+      readonly details?: Readonly<Record<string, unknown>>;
+    };
 
 const SCRIPT = fileURLToPath(new URL('./confined-rollback.mjs', import.meta.url));
 const IDLE_MS = 30_000;
@@ -121,7 +126,10 @@ export class ConfinedRollbackWorker {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       // No reaper of its own: the worker and its git die with bwrap, which dies with this process.
-      env: { ...Object.fromEntries(PASSED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]]))), MCP_ACTORS_NO_REAPER: '1' },
+      env: {
+        ...Object.fromEntries(PASSED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]]))),
+        MCP_ACTORS_NO_REAPER: '1',
+      },
     });
     this.#child = child;
     const pid = child.pid;
@@ -132,12 +140,15 @@ export class ConfinedRollbackWorker {
     child.stdin?.on('error', () => {
       // the worker died: 'exit' below answers every waiting request
     });
-    if (child.stdout === null) throw new Error(`the confined rollback worker (${this.#confinement.bwrap}) has no stdout: no file descriptors left`);
+    if (child.stdout === null)
+      throw new Error(`the confined rollback worker (${this.#confinement.bwrap}) has no stdout: no file descriptors left`);
     createInterface({ input: child.stdout }).on('line', (line) => this.#waiting.shift()?.(line));
     const gone = (why: string): void => {
       if (pid !== undefined) untrackGroup(pid);
       if (this.#child === child) this.#child = undefined;
-      const error = new Error(`the confined rollback worker (${this.#confinement.bwrap}) ${why}${this.#tail ? `: ${this.#tail.trim().slice(-500)}` : ''}`);
+      const error = new Error(
+        `the confined rollback worker (${this.#confinement.bwrap}) ${why}${this.#tail ? `: ${this.#tail.trim().slice(-500)}` : ''}`,
+      );
       for (const waiting of this.#waiting.splice(0)) waiting(error);
     };
     child.on('error', (error) => gone(`could not run: ${error.message}`));

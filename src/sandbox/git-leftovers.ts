@@ -41,7 +41,10 @@ export function leftoverGitProcesses(storeDir: string): number[] {
       continue;
     }
     for (const variable of environ.split('\0')) {
-      if ((variable.startsWith('GIT_INDEX_FILE=') || variable.startsWith('GIT_DIR=')) && variable.slice(variable.indexOf('=') + 1).startsWith(prefix)) {
+      if (
+        (variable.startsWith('GIT_INDEX_FILE=') || variable.startsWith('GIT_DIR=')) &&
+        variable.slice(variable.indexOf('=') + 1).startsWith(prefix)
+      ) {
         found.push(pid);
         break;
       }

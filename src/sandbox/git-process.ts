@@ -41,7 +41,12 @@ export function runGitProcess(argv: readonly string[], options: GitProcessOption
     try {
       // In a group of its own and tracked like a server's, so the host's exit hook and the reaper
       // kill a git left running by a host that died (it would go on holding index.lock).
-      child = spawn(options.command ?? 'git', argv, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      child = spawn(options.command ?? 'git', argv, {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
     } catch (error) {
       reject(couldNotRun(error instanceof Error ? error : new Error(String(error))));
       return;

@@ -144,5 +144,7 @@ function runProcess(
   input?: string | Buffer,
 ): Promise<Buffer> {
   const label = `git ${shownArgs.slice(0, 4).join(' ')}`;
-  return runGitProcess(argv, { command, env, input, errorCode: ErrorCode.CHECKPOINT_FAILED, label, shownArgs }).then((result) => result.stdout);
+  return runGitProcess(argv, { command, env, input, errorCode: ErrorCode.CHECKPOINT_FAILED, label, shownArgs }).then(
+    (result) => result.stdout,
+  );
 }

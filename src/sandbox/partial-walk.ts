@@ -69,7 +69,10 @@ function classify(
 }
 
 /** Compares two walks by stat; an entry that was racy last time counts as changed. */
-export function planIndexUpdate(previous: Pick<WalkCache, 'walk' | 'racy' | 'extraBlobs'>, walk: ReadonlyMap<string, EntryStat>): IndexUpdate {
+export function planIndexUpdate(
+  previous: Pick<WalkCache, 'walk' | 'racy' | 'extraBlobs'>,
+  walk: ReadonlyMap<string, EntryStat>,
+): IndexUpdate {
   const changed: string[] = [];
   const extrasToHash: string[] = [];
   const extraBlobs = new Map<string, string>();
@@ -162,7 +165,12 @@ export function normalizeHint(path: string): string | undefined {
  * Updates `index` in place from `hints`; returns the re-read paths, or undefined — with `index`
  * untouched — when the hints cannot be trusted (see `normalizeHint`) or are more than `limit`.
  */
-export async function applyHints(root: string, index: WalkIndex, hints: Iterable<string>, limit = MAX_CHANGED_PATHS): Promise<Touched | undefined> {
+export async function applyHints(
+  root: string,
+  index: WalkIndex,
+  hints: Iterable<string>,
+  limit = MAX_CHANGED_PATHS,
+): Promise<Touched | undefined> {
   // true: a hint (a directory gets its subtree re-read); false: only an ancestor of one.
   const toCheck = new Map<string, boolean>();
   let count = 0;
@@ -172,7 +180,7 @@ export async function applyHints(root: string, index: WalkIndex, hints: Iterable
     if (path === undefined || count > limit) return undefined;
     if (path === '.git' || path.startsWith('.git/')) continue; // the worktree's own, never tracked
     toCheck.set(path, true);
-    for (let parent = path; parent !== ''; ) {
+    for (let parent = path; parent !== '';) {
       parent = parentOf(parent);
       if (toCheck.has(parent)) break;
       toCheck.set(parent, false);
@@ -189,7 +197,13 @@ export async function applyHints(root: string, index: WalkIndex, hints: Iterable
   return touched;
 }
 
-async function recheck(root: string, tree: BeneathRoot, index: WalkIndex, toCheck: ReadonlyMap<string, boolean>, touched: Touched): Promise<void> {
+async function recheck(
+  root: string,
+  tree: BeneathRoot,
+  index: WalkIndex,
+  toCheck: ReadonlyMap<string, boolean>,
+  touched: Touched,
+): Promise<void> {
   const rescanned = new Set<string>();
   const forget = (path: string, stat: EntryStat): void => {
     if (!touched.has(path)) touched.set(path, stat);
@@ -239,7 +253,8 @@ export function planPartialUpdate(
   for (const [path, before] of touched) {
     extraBlobs.delete(path);
     const now = walk.get(path);
-    if (now && (now.type === 'file' || now.type === 'symlink')) classify(path, now, before, previous, { changed, extrasToHash, extraBlobs });
+    if (now && (now.type === 'file' || now.type === 'symlink'))
+      classify(path, now, before, previous, { changed, extrasToHash, extraBlobs });
     if (!before || (before.type !== 'file' && before.type !== 'symlink') || isUnindexable(path, before.type)) continue;
     if (now && (now.type === 'file' || now.type === 'symlink') && !isUnindexable(path, now.type)) continue;
     removed.push(path);
@@ -248,7 +263,12 @@ export function planPartialUpdate(
 }
 
 /** The racy set after a partial snapshot: the old one without the re-read paths, plus the re-read entries stamped at `stamp` or later. */
-export function partialRacy(previous: ReadonlySet<string>, walk: ReadonlyMap<string, EntryStat>, touched: Touched, stamp: number): Set<string> {
+export function partialRacy(
+  previous: ReadonlySet<string>,
+  walk: ReadonlyMap<string, EntryStat>,
+  touched: Touched,
+  stamp: number,
+): Set<string> {
   const racy = new Set([...previous].filter((path) => !touched.has(path)));
   for (const path of touched.keys()) {
     const entry = walk.get(path);
@@ -312,7 +332,7 @@ function setOrDelete(map: Map<string, number>, path: string, value: number | und
 
 function isBelowAny(path: string, roots: ReadonlySet<string>): boolean {
   if (roots.size === 0) return false;
-  for (let parent = path; parent !== ''; ) {
+  for (let parent = path; parent !== '';) {
     parent = parentOf(parent);
     if (roots.has(parent)) return true;
   }

@@ -33,7 +33,9 @@ export class PathMasker {
   readonly #hint: RegExp | undefined;
 
   constructor(dirs: readonly MaskedDir[]) {
-    const sorted = [...new Map(dirs.filter((d) => d.dir.length > 1).map((d) => [d.dir, d])).values()].sort((a, b) => b.dir.length - a.dir.length);
+    const sorted = [...new Map(dirs.filter((d) => d.dir.length > 1).map((d) => [d.dir, d])).values()].sort(
+      (a, b) => b.dir.length - a.dir.length,
+    );
     this.#masks = sorted.map((d) => d.mask);
     if (sorted.length === 0) return;
     this.#pattern = new RegExp(sorted.map((d) => `(${looseSpelling(d.dir)})`).join('|'), 'gi');

@@ -120,8 +120,7 @@ export class SandboxPathRewriter {
     const plain = alternation(sandboxAliases);
     const uri = alternation([...sandboxAliases, ...uriForms]);
     this.#pattern = new RegExp(
-      `(?:(${caseless('file://')}(?:${caseless('localhost')})?)(?:${uri})|(?:${plain}))` +
-        `(?:(/+)|(?=[${BOUNDARY}]|\\.(?:\\s|$)|$))`,
+      `(?:(${caseless('file://')}(?:${caseless('localhost')})?)(?:${uri})|(?:${plain}))` + `(?:(/+)|(?=[${BOUNDARY}]|\\.(?:\\s|$)|$))`,
       'y',
     );
   }
@@ -267,7 +266,12 @@ export class SandboxPathRewriter {
     } catch (cause) {
       if (!(cause instanceof UnresolvablePathError)) throw cause;
       throw new SandboxPathError(
-        { argument, path: value, reason: SandboxPathReason.UNVERIFIABLE, problem: `it could not be checked on disk (${cause.code ?? 'error'})` },
+        {
+          argument,
+          path: value,
+          reason: SandboxPathReason.UNVERIFIABLE,
+          problem: `it could not be checked on disk (${cause.code ?? 'error'})`,
+        },
         { cause },
       );
     }
@@ -336,10 +340,13 @@ export class SandboxPathRewriter {
     const nameOf = (trail: readonly string[]): string => (trail.length === 0 ? '(arguments)' : trail.join('.'));
     return mapStrings<At>(args, { kind: 'none', schemas, trail: [] }, new Map(), {
       leaf: (text, at) =>
-        at.kind === 'path' || (at.kind === 'uri' && isFileUri(text)) ? this.#rewritePathString(text, nameOf(at.trail)) : this.#rewriteLoose(text, nameOf(at.trail)),
+        at.kind === 'path' || (at.kind === 'uri' && isFileUri(text))
+          ? this.#rewritePathString(text, nameOf(at.trail))
+          : this.#rewriteLoose(text, nameOf(at.trail)),
       key: (key, at) => this.#rewriteLoose(key, at.trail.length === 0 ? '(a key)' : `${at.trail.join('.')} (a key)`),
       inner: (at, key) => {
-        if (typeof key === 'number') return { kind: at.kind, schemas: itemSchemas(at.schemas, key, root), trail: [...at.trail, String(key)] };
+        if (typeof key === 'number')
+          return { kind: at.kind, schemas: itemSchemas(at.schemas, key, root), trail: [...at.trail, String(key)] };
         const inner = propertySchemas(at.schemas, key, root);
         return { kind: fieldKind(key, inner), schemas: inner, trail: [...at.trail, key] };
       },
@@ -464,7 +471,9 @@ function alternation(texts: readonly string[]): string {
 
 /** `file` → `[fF][iI][lL][eE]`: Node 20's RegExp has no inline `(?i:)`. */
 function caseless(text: string): string {
-  return Array.from(text).map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapeRegExp(c))).join('');
+  return Array.from(text)
+    .map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escapeRegExp(c)))
+    .join('');
 }
 
 function unique<T>(items: readonly T[]): T[] {

@@ -44,11 +44,21 @@ export function checkText(text: string, argument: string, original: string = tex
     refuse(argument, original, SandboxPathReason.NUL_BYTE, 'it contains a NUL byte');
   }
   if (ENCODED_DOT_OR_SLASH.test(text)) {
-    refuse(argument, original, SandboxPathReason.ENCODED_SEPARATOR, 'it contains a percent-encoded dot, slash or backslash (%2e, %2f, %5c)');
+    refuse(
+      argument,
+      original,
+      SandboxPathReason.ENCODED_SEPARATOR,
+      'it contains a percent-encoded dot, slash or backslash (%2e, %2f, %5c)',
+    );
   }
   for (const segment of text.split('/')) {
     if (segment.includes('\\') && segment.split('\\').includes('..')) {
-      refuse(argument, original, SandboxPathReason.BACKSLASH_TRAVERSAL, 'it contains ".." next to a backslash, which some servers read as a separator');
+      refuse(
+        argument,
+        original,
+        SandboxPathReason.BACKSLASH_TRAVERSAL,
+        'it contains ".." next to a backslash, which some servers read as a separator',
+      );
     }
   }
 }

@@ -152,9 +152,17 @@ const CONVERSIONS = /\b(filter|ident|working-tree-encoding)\b|crlf/i;
  * checkout, before any server runs in the worktree.
  */
 async function checkoutIsExact(repo: Repository, worktree: string, adminDir: string): Promise<boolean> {
-  const config = async (name: string): Promise<string> => (await runGit(['config', '--get', name], { cwd: repo.top, okExitCodes: [1] })).stdout.trim().toLowerCase();
+  const config = async (name: string): Promise<string> =>
+    (await runGit(['config', '--get', name], { cwd: repo.top, okExitCodes: [1] })).stdout.trim().toLowerCase();
   if ((await config('core.autocrlf')) === 'true' || (await config('core.eol')) === 'crlf') return false;
-  const listed = splitNul((await runGit(['ls-files', '-z', '--', ':(glob)**/.gitattributes'], { cwd: worktree, env: { GIT_DIR: adminDir, GIT_WORK_TREE: worktree } })).stdout);
+  const listed = splitNul(
+    (
+      await runGit(['ls-files', '-z', '--', ':(glob)**/.gitattributes'], {
+        cwd: worktree,
+        env: { GIT_DIR: adminDir, GIT_WORK_TREE: worktree },
+      })
+    ).stdout,
+  );
   const userFile = (await runGit(['config', '--path', '--get', 'core.attributesFile'], { cwd: repo.top, okExitCodes: [1] })).stdout.trim();
   const xdg = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes');
   const files = [...listed.map((path) => join(worktree, path)), join(repo.commonDir, 'info', 'attributes'), userFile || xdg];
@@ -178,9 +186,11 @@ export async function carryHostWork(top: string, worktree: string, tempDir: stri
   // One scan of the host: tracked files that differ from HEAD (staged or not), untracked ones, and
   // — on request — ignored ones (a folder an ignore pattern names, as `dir/`, not its files).
   const status = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all'];
-  const { tracked, untracked: others, ignored } = parseStatus(
-    (await runGit(includeIgnored ? [...status, '--ignored=matching'] : status, { cwd: top })).stdout,
-  );
+  const {
+    tracked,
+    untracked: others,
+    ignored,
+  } = parseStatus((await runGit(includeIgnored ? [...status, '--ignored=matching'] : status, { cwd: top })).stdout);
   const present: string[] = [];
   for (const path of tracked) {
     const stats = await lstatOrUndefined(join(top, path));
@@ -201,7 +211,13 @@ export function parseStatus(output: string): { tracked: string[]; untracked: str
   for (const record of splitNul(output)) {
     const kind = record[0];
     // Fields before the path: 8 for an ordinary change ("1 XY sub mH mI mW hH hI"), 10 for an unmerged one.
-    if (kind === '1' || kind === 'u') found.tracked.push(record.split(' ').slice(kind === '1' ? 8 : 10).join(' '));
+    if (kind === '1' || kind === 'u')
+      found.tracked.push(
+        record
+          .split(' ')
+          .slice(kind === '1' ? 8 : 10)
+          .join(' '),
+      );
     else if (kind === '?') found.untracked.push(record.slice(2));
     else if (kind === '!') found.ignored.push(record.slice(2));
   }
@@ -265,7 +281,10 @@ export async function baselineOf(layout: Layout): Promise<string> {
   const carried = layout.carried;
   if (layout.kind !== 'git-worktree' || carried === undefined || carried.length > CARRIED_PATHSPEC_LIMIT) return snapshot(layout);
   if (carried.length > 0) {
-    const added = await runGit(['add', '--all', '--', ...carried], { ...layout.store, env: { ...layout.store.env, GIT_LITERAL_PATHSPECS: '1' } }).then(
+    const added = await runGit(['add', '--all', '--', ...carried], {
+      ...layout.store,
+      env: { ...layout.store.env, GIT_LITERAL_PATHSPECS: '1' },
+    }).then(
       () => true,
       () => false, // a host file gone between the scan and the copy: the whole snapshot copes
     );
@@ -294,14 +313,25 @@ function snapshotBox(layout: Layout, deny: readonly string[]): PreparedConfineme
   // A probe cut short by a loaded machine (even after its retries) fails the diff: were git to read
   // unboxed, a server swapping a folder for a link to a denied one would get that folder into it.
   if (!probe.available && probe.transient) {
-    throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `could not start the box the sandbox's git reads in (${probe.reason}); the machine is busy: try again`, {
-      details: { reason: probe.reason },
-    });
+    throw new McpActorsError(
+      ErrorCode.SANDBOX_FAILED,
+      `could not start the box the sandbox's git reads in (${probe.reason}); the machine is busy: try again`,
+      {
+        details: { reason: probe.reason },
+      },
+    );
   }
   if (!probe.available) return undefined;
   // `args` names the project, so a project under the host's temp dir (and its repository) stays readable.
   const setting = { root: layout.tempDir, network: 'none' as const, project: layout.logicalRoot, deny: [...deny] };
-  const target = { serverName: 'sandbox-snapshot', setting, env: definedOnly(process.env), cwd: layout.store.cwd, command: 'git', args: [layout.hostTop] };
+  const target = {
+    serverName: 'sandbox-snapshot',
+    setting,
+    env: definedOnly(process.env),
+    cwd: layout.store.cwd,
+    command: 'git',
+    args: [layout.hostTop],
+  };
   return planConfinement(target, probe.bwrap);
 }
 

@@ -39,9 +39,13 @@ export interface LeftSandbox {
 
 export function checkSandboxId(id: string): string {
   if (!ID.test(id)) {
-    throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `sandbox id ${JSON.stringify(id)} is not valid: use 1-64 letters, digits, "-" or "_"`, {
-      details: { id },
-    });
+    throw new McpActorsError(
+      ErrorCode.SANDBOX_FAILED,
+      `sandbox id ${JSON.stringify(id)} is not valid: use 1-64 letters, digits, "-" or "_"`,
+      {
+        details: { id },
+      },
+    );
   }
   return id;
 }
@@ -67,7 +71,13 @@ export async function readSandboxManifest(sandboxDir: string): Promise<SandboxMa
 function isSandboxManifest(value: unknown): value is SandboxManifest {
   if (typeof value !== 'object' || value === null) return false;
   const { version, baseline, layout } = value as { version?: unknown; baseline?: unknown; layout?: unknown };
-  return version === 1 && typeof baseline === 'string' && typeof layout === 'object' && layout !== null && typeof (layout as { root?: unknown }).root === 'string';
+  return (
+    version === 1 &&
+    typeof baseline === 'string' &&
+    typeof layout === 'object' &&
+    layout !== null &&
+    typeof (layout as { root?: unknown }).root === 'string'
+  );
 }
 
 /** Written whole and renamed into place, so a crash never leaves half a manifest. */
@@ -101,7 +111,14 @@ export async function leftBehindSandboxes(base: string = tmpdir()): Promise<Left
     const manifest = await readSandboxManifest(join(base, name));
     if (!manifest || manifest.pid === process.pid || isProcessAlive(manifest.pid)) continue;
     const { layout } = manifest;
-    found.push({ id: manifest.id, projectDir: layout.logicalRoot, root: layout.root, kind: layout.kind, createdAt: manifest.createdAt, pid: manifest.pid });
+    found.push({
+      id: manifest.id,
+      projectDir: layout.logicalRoot,
+      root: layout.root,
+      kind: layout.kind,
+      createdAt: manifest.createdAt,
+      pid: manifest.pid,
+    });
   }
   return found.sort((a, b) => a.createdAt - b.createdAt);
 }

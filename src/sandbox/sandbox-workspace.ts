@@ -81,7 +81,11 @@ export class SandboxWorkspace implements AsyncDisposable {
     initialId: string,
     private readonly watcher: TreeWatcher | undefined,
   ) {
-    this.rewriter = new SandboxPathRewriter({ sandboxRoot: roots.root, hostRoot: roots.logicalRoot, privateDirs: privateDirsOf(roots, checkpoints) });
+    this.rewriter = new SandboxPathRewriter({
+      sandboxRoot: roots.root,
+      hostRoot: roots.logicalRoot,
+      privateDirs: privateDirsOf(roots, checkpoints),
+    });
     this.initialId = initialId;
     this.baselineId = initialId;
     this.realRoot = realOr(roots.root);
@@ -298,9 +302,13 @@ export class SandboxWorkspace implements AsyncDisposable {
     if (changes.length === 0) return { restored: false, violation: undefined };
     return {
       restored: true,
-      violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, `a read-only call changed the sandbox (${changes.map((c) => c.path).join(', ')}); rolled back`, {
-        details: { changes },
-      }),
+      violation: new McpActorsError(
+        ErrorCode.CAPABILITY_VIOLATION,
+        `a read-only call changed the sandbox (${changes.map((c) => c.path).join(', ')}); rolled back`,
+        {
+          details: { changes },
+        },
+      ),
     };
   }
 

@@ -41,7 +41,16 @@ import {
   type LeftSandbox,
   type SandboxManifest,
 } from './sandbox-reopen.js';
-import { baselineOf, createCopy, createWorktree, probeRepository, projectDirectory, snapshot, type Layout, type SandboxKind } from './sandbox-layout.js';
+import {
+  baselineOf,
+  createCopy,
+  createWorktree,
+  probeRepository,
+  projectDirectory,
+  snapshot,
+  type Layout,
+  type SandboxKind,
+} from './sandbox-layout.js';
 
 export interface SandboxOptions {
   /** The host project (the logical root). */
@@ -91,7 +100,6 @@ export interface CommittedChange {
   /** The git blob id of the content after the call; undefined when the call deleted the path. */
   readonly after?: string | undefined;
 }
-
 
 /** What a host path holds now: git mode and blob id, absent, or something a file cannot replace. */
 type HostState = { readonly mode: string; readonly oid: string } | 'blocked';
@@ -156,9 +164,13 @@ export class Sandbox implements AsyncDisposable {
     const includeIgnored = options.includeIgnored ?? false;
     const repository = await probeRepository(logicalRoot);
     const cannotMake = (error: unknown): never => {
-      throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `cannot make a sandbox directory in ${options.tempDir ?? tmpdir()}: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new McpActorsError(
+        ErrorCode.SANDBOX_FAILED,
+        `cannot make a sandbox directory in ${options.tempDir ?? tmpdir()}: ${messageOf(error)}`,
+        {
+          cause: error,
+        },
+      );
     };
     const base = await realpath(options.tempDir ?? tmpdir()).catch(cannotMake);
     let tempDir: string;
@@ -185,7 +197,9 @@ export class Sandbox implements AsyncDisposable {
       // Best effort: the error being thrown is the one worth reporting; create() prunes next time anyway.
       if (repository) await runGit(['worktree', 'prune'], { cwd: repository.top }).catch(() => undefined);
       if (isMcpActorsError(error)) throw error;
-      throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `could not create a sandbox of ${logicalRoot}: ${messageOf(error)}`, { cause: error });
+      throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `could not create a sandbox of ${logicalRoot}: ${messageOf(error)}`, {
+        cause: error,
+      });
     }
   }
 
@@ -198,9 +212,13 @@ export class Sandbox implements AsyncDisposable {
       );
     }
     if (inUseElsewhere(manifest)) {
-      throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `sandbox "${manifest.id}" is in use by process ${manifest.pid}; only a sandbox whose host is gone can be reopened`, {
-        details: { id: manifest.id, pid: manifest.pid },
-      });
+      throw new McpActorsError(
+        ErrorCode.SANDBOX_FAILED,
+        `sandbox "${manifest.id}" is in use by process ${manifest.pid}; only a sandbox whose host is gone can be reopened`,
+        {
+          details: { id: manifest.id, pid: manifest.pid },
+        },
+      );
     }
     if (manifest.layout.kind === 'git-worktree' && manifest.layout.store.env.GIT_DIR === undefined) {
       // Made before git was pinned to the worktree's own git directory: reopening it would let git
@@ -226,7 +244,14 @@ export class Sandbox implements AsyncDisposable {
   }
 
   #saveManifest(): Promise<void> {
-    return writeSandboxManifest({ version: 1, id: this.id, pid: process.pid, createdAt: this.#createdAt, layout: this.#layout, baseline: this.#baseline });
+    return writeSandboxManifest({
+      version: 1,
+      id: this.id,
+      pid: process.pid,
+      createdAt: this.#createdAt,
+      layout: this.#layout,
+      baseline: this.#baseline,
+    });
   }
 
   /**
@@ -254,9 +279,13 @@ export class Sandbox implements AsyncDisposable {
     if (at !== -1) {
       // A JavaScript caller can pass anything.
       const notAbsolute: unknown = given[at];
-      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `denyReads() takes absolute paths, got ${JSON.stringify(notAbsolute)}: resolve it first (path.resolve)`, {
-        details: { path: String(notAbsolute) },
-      });
+      throw new McpActorsError(
+        ErrorCode.INVALID_ARGUMENT,
+        `denyReads() takes absolute paths, got ${JSON.stringify(notAbsolute)}: resolve it first (path.resolve)`,
+        {
+          details: { path: String(notAbsolute) },
+        },
+      );
     }
     for (const path of given) this.#deniedReads.add(resolve(path));
   }
@@ -295,7 +324,11 @@ export class Sandbox implements AsyncDisposable {
 
   changedFiles(): Promise<ChangedFile[]> {
     return this.#serial(async () =>
-      (await this.#changes()).map((change) => ({ path: change.path, kind: change.kind, ...(this.#isAttributed(change) ? {} : { unattributed: true as const }) })),
+      (await this.#changes()).map((change) => ({
+        path: change.path,
+        kind: change.kind,
+        ...(this.#isAttributed(change) ? {} : { unattributed: true as const }),
+      })),
     );
   }
 
@@ -312,7 +345,9 @@ export class Sandbox implements AsyncDisposable {
     return this.#serial(async () => {
       const changes = await this.#changes();
       if (changes.length === 0) return { applied: [] };
-      const unattributed = options.includeUnattributed ? [] : changes.filter((change) => !this.#isAttributed(change)).map((change) => change.path);
+      const unattributed = options.includeUnattributed
+        ? []
+        : changes.filter((change) => !this.#isAttributed(change)).map((change) => change.path);
       if (unattributed.length > 0) {
         throw new McpActorsError(
           ErrorCode.APPLY_CONFLICT,
@@ -359,7 +394,9 @@ export class Sandbox implements AsyncDisposable {
   /** Runs operations one at a time: they share the private index. */
   #serial<T>(task: () => Promise<T>, disposing = false): Promise<T> {
     if (this.#disposed && !disposing) {
-      return Promise.reject(new McpActorsError(ErrorCode.SANDBOX_FAILED, `the sandbox of ${this.logicalRoot} has been disposed; create a new one`));
+      return Promise.reject(
+        new McpActorsError(ErrorCode.SANDBOX_FAILED, `the sandbox of ${this.logicalRoot} has been disposed; create a new one`),
+      );
     }
     const run = this.#tail.then(task, task);
     this.#tail = run.catch(() => undefined);
@@ -484,7 +521,10 @@ export class Sandbox implements AsyncDisposable {
     const stats = await lstatOrUndefined(source);
     const wantLink = change.newMode === SYMLINK_MODE;
     const changedMeanwhile = (): McpActorsError =>
-      new McpActorsError(ErrorCode.SANDBOX_FAILED, `${change.path} changed in the sandbox while it was being applied; apply again when the agents are idle`);
+      new McpActorsError(
+        ErrorCode.SANDBOX_FAILED,
+        `${change.path} changed in the sandbox while it was being applied; apply again when the agents are idle`,
+      );
     if (!stats || (wantLink ? !stats.isSymbolicLink() : !stats.isFile())) throw changedMeanwhile();
     if (wantLink) {
       if (linkTarget === undefined) throw changedMeanwhile();
@@ -510,7 +550,9 @@ export class Sandbox implements AsyncDisposable {
     const options = { cwd: store.cwd, env: { ...store.env, GIT_INDEX_FILE: join(tempDir, 'advance.index') } };
     await runGit(['read-tree', this.#baseline], options);
     const lines = changes.map((c) =>
-      c.newMode === ABSENT_MODE ? `0 ${'0'.repeat(c.oldOid.length)}\t${prefix}${c.path}\0` : `${c.newMode} ${c.newOid}\t${prefix}${c.path}\0`,
+      c.newMode === ABSENT_MODE
+        ? `0 ${'0'.repeat(c.oldOid.length)}\t${prefix}${c.path}\0`
+        : `${c.newMode} ${c.newOid}\t${prefix}${c.path}\0`,
     );
     await runGit(['update-index', '-z', '--index-info'], { ...options, input: lines.join('') });
     const tree = (await runGit(['write-tree'], options)).stdout.trim();
@@ -538,9 +580,13 @@ export class Sandbox implements AsyncDisposable {
     if (!worktree) return;
     // Its directory is gone from where the bookkeeping says, so prune drops just that entry.
     await runGit(['worktree', 'prune'], { cwd: hostTop }).catch((error: unknown) => {
-      throw new McpActorsError(ErrorCode.SANDBOX_FAILED, `the sandbox of ${this.logicalRoot} was removed but its worktree entry was not; run \`git worktree prune\` in ${hostTop}`, {
-        cause: error,
-      });
+      throw new McpActorsError(
+        ErrorCode.SANDBOX_FAILED,
+        `the sandbox of ${this.logicalRoot} was removed but its worktree entry was not; run \`git worktree prune\` in ${hostTop}`,
+        {
+          cause: error,
+        },
+      );
     });
   }
 }
@@ -566,4 +612,3 @@ async function blockingParent(path: string, parentStat: (rel: string) => Promise
   }
   return undefined;
 }
-

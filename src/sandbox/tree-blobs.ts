@@ -14,7 +14,19 @@
  * reads the file through the descriptor (`/proc/<pid>/fd/<n>`), never by its path. A symlink's
  * target is read through its directory's descriptor too. Linux only, as the sandbox is.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode, messageOf } from '../errors/mcp-actors-error.js';
@@ -50,9 +62,13 @@ export class BeneathRoot {
       closeSync(openSync(`/proc/self/fd/${fd}`, O_RDONLY | O_DIRECTORY));
     } catch (error) {
       this.close();
-      throw new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `cannot read ${root} through /proc/self/fd (${messageOf(error)}): checkpoints need Linux with /proc mounted`, {
-        cause: error,
-      });
+      throw new McpActorsError(
+        ErrorCode.CHECKPOINT_FAILED,
+        `cannot read ${root} through /proc/self/fd (${messageOf(error)}): checkpoints need Linux with /proc mounted`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -112,7 +128,12 @@ export class BeneathRoot {
  * const blobs = await storeBlobs(git, root, ['src/a.ts', 'link'], scratchDir);
  * blobs.get('src/a.ts'); // { mode: '100644', oid: '…' }
  */
-export async function storeBlobs(git: Git, root: string, paths: readonly string[], scratchDir: string): Promise<Map<string, TreeBlob | undefined>> {
+export async function storeBlobs(
+  git: Git,
+  root: string,
+  paths: readonly string[],
+  scratchDir: string,
+): Promise<Map<string, TreeBlob | undefined>> {
   const found = new Map<string, TreeBlob | undefined>();
   if (paths.length === 0) return found;
   const scratch = mkdtempSync(join(scratchDir, 'links-'));
@@ -128,7 +149,9 @@ export async function storeBlobs(git: Git, root: string, paths: readonly string[
           else opened.push({ path, ...entry });
         }
         if (opened.length === 0) continue;
-        const out = await git(['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: opened.map((entry) => `${entry.source}\n`).join('') });
+        const out = await git(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
+          input: opened.map((entry) => `${entry.source}\n`).join(''),
+        });
         const oids = out.toString('utf8').trim().split('\n');
         opened.forEach((entry, i) => found.set(entry.path, { mode: entry.mode, oid: oids[i] ?? '' }));
       } finally {

@@ -127,12 +127,7 @@ async function walkBeneath(root: string, from: string, tree: BeneathRoot): Promi
 /** True when the two stats describe the same, unchanged entry. */
 export function sameStat(a: EntryStat, b: EntryStat): boolean {
   return (
-    a.type === b.type &&
-    a.perm === b.perm &&
-    a.size === b.size &&
-    a.mtimeMs === b.mtimeMs &&
-    a.ctimeMs === b.ctimeMs &&
-    a.ino === b.ino
+    a.type === b.type && a.perm === b.perm && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino
   );
 }
 
@@ -165,7 +160,10 @@ export function buildManifest(root: string, walk: TreeWalk, extraBlobs: Readonly
     else if (item?.kind === 'mode') modes.push([path, item.perm]);
     else if (item?.kind === 'extra') extras.push(item.entry);
   }
-  const byPath = <T>(key: (item: T) => string) => (a: T, b: T) => compareStrings(key(a), key(b));
+  const byPath =
+    <T>(key: (item: T) => string) =>
+    (a: T, b: T) =>
+      compareStrings(key(a), key(b));
   dirs.sort(byPath((item) => item[0]));
   modes.sort(byPath((item) => item[0]));
   extras.sort(byPath((item) => item.path));
@@ -179,7 +177,12 @@ export type ManifestItem =
   | { readonly kind: 'extra'; readonly entry: ExtraEntry };
 
 /** The manifest item of one entry: `buildManifest` for a single path (reads an unindexable symlink's target). */
-export function manifestItem(root: string, path: string, stat: EntryStat, extraBlobs: ReadonlyMap<string, string>): ManifestItem | undefined {
+export function manifestItem(
+  root: string,
+  path: string,
+  stat: EntryStat,
+  extraBlobs: ReadonlyMap<string, string>,
+): ManifestItem | undefined {
   if (stat.type === 'dir') return { kind: 'dir', perm: stat.perm };
   if (stat.type !== 'file' && stat.type !== 'symlink') return undefined;
   if (isUnindexable(path, stat.type)) {
@@ -294,7 +297,8 @@ function ensureDirectory(absolute: string): void {
       mkdirSync(absolute, { mode: 0o700 });
       return;
     } catch (error) {
-      if (attempt >= ENTRY_RETRIES || !(hasErrorCode(error, 'EEXIST') || hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'EISDIR'))) throw error;
+      if (attempt >= ENTRY_RETRIES || !(hasErrorCode(error, 'EEXIST') || hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'EISDIR')))
+        throw error;
     }
   }
 }
@@ -416,8 +420,12 @@ function assertUtf8Names(names: readonly Buffer[], dir: string): void {
 }
 
 export function walkError(path: string, error: unknown): McpActorsError {
-  return new McpActorsError(ErrorCode.CHECKPOINT_FAILED, `cannot read ${JSON.stringify(path || '.')} while taking a snapshot: ${messageOf(error)}`, {
-    cause: error,
-    details: { path },
-  });
+  return new McpActorsError(
+    ErrorCode.CHECKPOINT_FAILED,
+    `cannot read ${JSON.stringify(path || '.')} while taking a snapshot: ${messageOf(error)}`,
+    {
+      cause: error,
+      details: { path },
+    },
+  );
 }

@@ -34,7 +34,12 @@ export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  * @example
  * const tree = await updateTree(git, objectsDir, oldTree, new Map([['src/a.ts', { mode: '100644', oid }]]));
  */
-export async function updateTree(git: Git, objectsDir: string, base: string, changes: ReadonlyMap<string, TreeEntryChange>): Promise<string> {
+export async function updateTree(
+  git: Git,
+  objectsDir: string,
+  base: string,
+  changes: ReadonlyMap<string, TreeEntryChange>,
+): Promise<string> {
   if (changes.size === 0) return base;
   // Every directory on the way to a changed path, the root ('') included.
   const dirs = new Set<string>(['']);
@@ -80,19 +85,28 @@ async function listDirectories(git: Git, tree: string, dirs: readonly string[]):
   add(await git(['ls-tree', '-z', tree]));
   const below = dirs.filter((dir) => dir !== '');
   // A directory named with a trailing `/` lists its children; one that does not exist lists nothing.
-  for (let i = 0; i < below.length; i += 200) add(await git(['ls-tree', '-z', tree, '--', ...below.slice(i, i + 200).map((dir) => `${dir}/`)]));
+  for (let i = 0; i < below.length; i += 200)
+    add(await git(['ls-tree', '-z', tree, '--', ...below.slice(i, i + 200).map((dir) => `${dir}/`)]));
   return result;
 }
 
 /** Writes a tree object (if not there yet) and returns its id. */
 async function writeTree(objectsDir: string, entries: ReadonlyMap<string, Entry>): Promise<string> {
   const sorted = [...entries].sort(([a, x], [b, y]) => compareGitNames(a, x.mode === '40000', b, y.mode === '40000'));
-  const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([Buffer.from(`${entry.mode} ${name}\0`, 'utf8'), Buffer.from(entry.oid, 'hex')])));
+  const body = Buffer.concat(
+    sorted.map(([name, entry]) => Buffer.concat([Buffer.from(`${entry.mode} ${name}\0`, 'utf8'), Buffer.from(entry.oid, 'hex')])),
+  );
   const object = Buffer.concat([Buffer.from(`tree ${body.length}\0`), body]);
   const oid = createHash('sha1').update(object).digest('hex');
   const dir = join(objectsDir, oid.slice(0, 2));
   const file = join(dir, oid.slice(2));
-  if (await stat(file).then(() => true, () => false)) return oid;
+  if (
+    await stat(file).then(
+      () => true,
+      () => false,
+    )
+  )
+    return oid;
   await mkdir(dir, { recursive: true });
   // Written whole under a temporary name, then renamed: git never sees half an object.
   const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);

@@ -24,7 +24,14 @@ import { LOG_LEVELS, isPlainObject } from '../domain/define-tool.js';
 import { callDomainTool, prepareDomainTools, type CallHooks, type PreparedDomainTool } from '../domain/in-process-server.js';
 import { claimedTenant, tenancyOf } from '../tenancy/tenancy.js';
 import { toolFailure } from '../tool-call/tool-failure.js';
-import { decideAccess, type AuditOutcome, type ServedAuditRecord, type AuditSink, type ServePolicy, type ServedSession } from './served-access.js';
+import {
+  decideAccess,
+  type AuditOutcome,
+  type ServedAuditRecord,
+  type AuditSink,
+  type ServePolicy,
+  type ServedSession,
+} from './served-access.js';
 import { categoryAnnotations } from '../domain/tool-category.js';
 import { traceServedCall } from '../telemetry/served-call-span.js';
 
@@ -97,86 +104,110 @@ export function createSessionServer(domain: ServableDomain, options: SessionServ
   mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...domain.listing] }));
   // A SERVER span per call, the child of the client's span named in _meta (when the host has OpenTelemetry).
   const traced = { transport: options.transport, tenant: session.tenant, sessionId: options.sessionId };
-  mcp.setRequestHandler(CallToolRequestSchema, traceServedCall(traced, async (request, extra): Promise<CallToolResult> => {
-    const at = new Date().toISOString();
-    const started = performance.now();
-    const { name: calledName, arguments: args, _meta } = request.params;
-    // A name is echoed in the error and the audit record: a client cannot make either hold megabytes.
-    const name = calledName.length > MAX_NAME_ECHO ? `${calledName.slice(0, MAX_NAME_ECHO)}... (${calledName.length} characters)` : calledName;
-    const meta: Readonly<Record<string, unknown>> | undefined = _meta;
-    const callId = typeof meta?.callId === 'string' && meta.callId.length <= MAX_NAME_ECHO ? meta.callId : undefined;
-    const sessionId = options.sessionId?.();
-    const record = (outcome: AuditOutcome, category: ServedAuditRecord['category'], extraFields: Partial<ServedAuditRecord> = {}): void => {
-      const entry: ServedAuditRecord = {
-        at,
-        transport: options.transport,
-        tenant: session.tenant,
-        tool: name,
-        category,
-        outcome,
-        durationMs: performance.now() - started,
-        ...(sessionId === undefined ? {} : { sessionId }),
-        ...(callId === undefined ? {} : { callId }),
-        ...extraFields,
+  mcp.setRequestHandler(
+    CallToolRequestSchema,
+    traceServedCall(traced, async (request, extra): Promise<CallToolResult> => {
+      const at = new Date().toISOString();
+      const started = performance.now();
+      const { name: calledName, arguments: args, _meta } = request.params;
+      // A name is echoed in the error and the audit record: a client cannot make either hold megabytes.
+      const name =
+        calledName.length > MAX_NAME_ECHO ? `${calledName.slice(0, MAX_NAME_ECHO)}... (${calledName.length} characters)` : calledName;
+      const meta: Readonly<Record<string, unknown>> | undefined = _meta;
+      const callId = typeof meta?.callId === 'string' && meta.callId.length <= MAX_NAME_ECHO ? meta.callId : undefined;
+      const sessionId = options.sessionId?.();
+      const record = (
+        outcome: AuditOutcome,
+        category: ServedAuditRecord['category'],
+        extraFields: Partial<ServedAuditRecord> = {},
+      ): void => {
+        const entry: ServedAuditRecord = {
+          at,
+          transport: options.transport,
+          tenant: session.tenant,
+          tool: name,
+          category,
+          outcome,
+          durationMs: performance.now() - started,
+          ...(sessionId === undefined ? {} : { sessionId }),
+          ...(callId === undefined ? {} : { callId }),
+          ...extraFields,
+        };
+        try {
+          audit(entry);
+        } catch {
+          /* an audit sink that throws never fails the call */
+        }
       };
-      try {
-        audit(entry);
-      } catch {
-        /* an audit sink that throws never fails the call */
+
+      const tool = domain.byName.get(calledName);
+      if (tool === undefined) {
+        record('failed', undefined, { errorCode: ErrorCode.NOT_FOUND });
+        throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
-    };
+      const category = tool.tool.category;
+      const claimed = claimedTenant(meta, domain.tenantKey, session.tenant);
+      if (claimed !== undefined) {
+        record('denied', category, { errorCode: 'TENANT_MISMATCH', rule: 'tenant-mismatch' });
+        return denial(
+          'TENANT_MISMATCH',
+          'tenant-mismatch',
+          `call "${tool.label}" denied: its _meta names tenant ${JSON.stringify(claimed)}, but this session serves tenant "${session.tenant}"; ` +
+            'the tenant comes from the session, never from the message — open a session with a credential for that tenant',
+        );
+      }
+      const access = decideAccess(tool.tool, session, policy);
+      if (!access.allowed) {
+        record('denied', category, { errorCode: 'PERMISSION_DENIED', rule: access.rule });
+        return denial('PERMISSION_DENIED', access.rule, `call "${tool.label}" denied (${access.rule}): ${access.reason}`);
+      }
 
-    const tool = domain.byName.get(calledName);
-    if (tool === undefined) {
-      record('failed', undefined, { errorCode: ErrorCode.NOT_FOUND });
-      throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    }
-    const category = tool.tool.category;
-    const claimed = claimedTenant(meta, domain.tenantKey, session.tenant);
-    if (claimed !== undefined) {
-      record('denied', category, { errorCode: 'TENANT_MISMATCH', rule: 'tenant-mismatch' });
-      return denial(
-        'TENANT_MISMATCH',
-        'tenant-mismatch',
-        `call "${tool.label}" denied: its _meta names tenant ${JSON.stringify(claimed)}, but this session serves tenant "${session.tenant}"; ` +
-          'the tenant comes from the session, never from the message — open a session with a credential for that tenant',
-      );
-    }
-    const access = decideAccess(tool.tool, session, policy);
-    if (!access.allowed) {
-      record('denied', category, { errorCode: 'PERMISSION_DENIED', rule: access.rule });
-      return denial('PERMISSION_DENIED', access.rule, `call "${tool.label}" denied (${access.rule}): ${access.reason}`);
-    }
-
-    const progressToken = meta?.progressToken;
-    const client = mcp.getClientCapabilities();
-    const hooks: CallHooks = {
-      progress: (update) => {
-        if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
-        extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }).catch(() => undefined);
-      },
-      log: (entry) => {
-        const severity = SEVERITY.get(entry.level);
-        if (severity === undefined || (minimum !== undefined && severity < minimum)) return;
-        extra
-          .sendNotification({ method: 'notifications/message', params: { level: entry.level, data: entry.data, ...(entry.logger === undefined ? {} : { logger: entry.logger }) } })
-          .catch(() => undefined);
-      },
-      ...(client?.elicitation === undefined
-        ? {}
-        : { elicit: (params) => extra.sendRequest({ method: 'elicitation/create', params: { ...params, mode: 'form' } }, ElicitResultSchema, { signal: extra.signal }) }),
-      ...(client?.sampling === undefined
-        ? {}
-        : { sample: (params) => extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, { signal: extra.signal }) }),
-      ...(extra.closeSSEStream === undefined ? {} : { releaseStream: extra.closeSSEStream }),
-    };
-    // The actor is who the session authenticated; a client's `_meta.actor` names nobody.
-    const result = await callDomainTool(tool, args ?? {}, session.tenant, session.actor, callId, { signal: extra.signal }, hooks);
-    if (result.success) record('succeeded', category);
-    else if (result.errorCode === 'TENANT_ARGUMENT') record('denied', category, { errorCode: result.errorCode, rule: 'tenant-argument' });
-    else record(result.errorCode === 'CANCELLED' ? 'cancelled' : 'failed', category, result.errorCode === undefined ? {} : { errorCode: result.errorCode });
-    return toCallToolResult(result);
-  }));
+      const progressToken = meta?.progressToken;
+      const client = mcp.getClientCapabilities();
+      const hooks: CallHooks = {
+        progress: (update) => {
+          if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
+          extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }).catch(() => undefined);
+        },
+        log: (entry) => {
+          const severity = SEVERITY.get(entry.level);
+          if (severity === undefined || (minimum !== undefined && severity < minimum)) return;
+          extra
+            .sendNotification({
+              method: 'notifications/message',
+              params: { level: entry.level, data: entry.data, ...(entry.logger === undefined ? {} : { logger: entry.logger }) },
+            })
+            .catch(() => undefined);
+        },
+        ...(client?.elicitation === undefined
+          ? {}
+          : {
+              elicit: (params) =>
+                extra.sendRequest({ method: 'elicitation/create', params: { ...params, mode: 'form' } }, ElicitResultSchema, {
+                  signal: extra.signal,
+                }),
+            }),
+        ...(client?.sampling === undefined
+          ? {}
+          : {
+              sample: (params) =>
+                extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, { signal: extra.signal }),
+            }),
+        ...(extra.closeSSEStream === undefined ? {} : { releaseStream: extra.closeSSEStream }),
+      };
+      // The actor is who the session authenticated; a client's `_meta.actor` names nobody.
+      const result = await callDomainTool(tool, args ?? {}, session.tenant, session.actor, callId, { signal: extra.signal }, hooks);
+      if (result.success) record('succeeded', category);
+      else if (result.errorCode === 'TENANT_ARGUMENT') record('denied', category, { errorCode: result.errorCode, rule: 'tenant-argument' });
+      else
+        record(
+          result.errorCode === 'CANCELLED' ? 'cancelled' : 'failed',
+          category,
+          result.errorCode === undefined ? {} : { errorCode: result.errorCode },
+        );
+      return toCallToolResult(result);
+    }),
+  );
   return mcp;
 }
 

@@ -44,14 +44,22 @@ export function checkHostAndOrigin(
   if (host === undefined || host === '') return { ok: false, status: 403, reason: 'the request has no Host header' };
   const hostname = hostnameOf(host, false);
   if (hostname === undefined || !allowed.has(hostname)) {
-    return { ok: false, status: 403, reason: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection); allowed: ${[...allowed].join(', ')}` };
+    return {
+      ok: false,
+      status: 403,
+      reason: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection); allowed: ${[...allowed].join(', ')}`,
+    };
   }
   const origin = headers.origin;
   if (origin === undefined) return { ok: true };
   if (allowedOrigins.includes(origin)) return { ok: true };
   const originHost = hostnameOf(origin, true);
   if (originHost === undefined || !allowed.has(originHost)) {
-    return { ok: false, status: 403, reason: `Origin ${JSON.stringify(origin)} is not allowed (DNS rebinding protection); pass it in allowedOrigins to allow it` };
+    return {
+      ok: false,
+      status: 403,
+      reason: `Origin ${JSON.stringify(origin)} is not allowed (DNS rebinding protection); pass it in allowedOrigins to allow it`,
+    };
   }
   return { ok: true };
 }
@@ -85,7 +93,13 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
 }
 
 /** Answers with a JSON-RPC error body (MCP's convention for transport-level refusals). */
-export function answerError(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+export function answerError(
+  response: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent) {
     response.end();
     return;

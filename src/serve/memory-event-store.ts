@@ -41,7 +41,8 @@ export class MemoryEventStore implements EventStore {
    * const store = new MemoryEventStore({ maxEvents: 500, maxBytes: 256 * 1024 });
    */
   constructor(limits: number | MemoryEventStoreOptions = {}) {
-    const { maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_EVENT_BYTES } = typeof limits === 'number' ? { maxEvents: limits } : limits;
+    const { maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_EVENT_BYTES } =
+      typeof limits === 'number' ? { maxEvents: limits } : limits;
     this.#maxEvents = Math.max(1, Math.floor(maxEvents));
     this.#maxBytes = Math.max(1, Math.floor(maxBytes));
   }
@@ -81,7 +82,10 @@ export class MemoryEventStore implements EventStore {
     return Promise.resolve(this.#events.get(eventId)?.streamId);
   }
 
-  async replayEventsAfter(lastEventId: EventId, { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
     const last = this.#events.get(lastEventId);
     if (last === undefined) throw new Error(`event ${JSON.stringify(lastEventId)} is unknown or too old to replay`);
     let after = false;
@@ -93,7 +97,8 @@ export class MemoryEventStore implements EventStore {
       }
       if (event.streamId !== last.streamId) continue;
       // The first event kept after the cursor is too big to have been kept: replaying past it would hide a gap.
-      if (event.message === undefined) throw new Error(`event ${JSON.stringify(eventId)} was larger than this store keeps; it cannot be replayed`);
+      if (event.message === undefined)
+        throw new Error(`event ${JSON.stringify(eventId)} was larger than this store keeps; it cannot be replayed`);
       // Priming events are empty: they carry an id for the cursor, nothing to replay.
       if (Object.keys(event.message).length > 0) await send(eventId, event.message);
     }

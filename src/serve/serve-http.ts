@@ -154,14 +154,22 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const protect = options.dnsRebindingProtection ?? true;
-  const allowedHosts = options.allowedHosts ?? [...LOOPBACK_HOSTNAMES, ...(isLoopbackHost(host) ? [] : [host.includes(':') ? `[${host}]` : host])];
+  const allowedHosts = options.allowedHosts ?? [
+    ...LOOPBACK_HOSTNAMES,
+    ...(isLoopbackHost(host) ? [] : [host.includes(':') ? `[${host}]` : host]),
+  ];
   const allowedOrigins = options.allowedOrigins ?? [];
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1_000;
   const maxPerTenant = options.maxSessionsPerTenant ?? (single !== undefined ? maxSessions : 100);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  for (const [name, value] of [['maxSessions', maxSessions], ['maxSessionsPerTenant', maxPerTenant], ['maxBodyBytes', maxBodyBytes]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `options.${name} must be a positive integer`);
+  for (const [name, value] of [
+    ['maxSessions', maxSessions],
+    ['maxSessionsPerTenant', maxPerTenant],
+    ['maxBodyBytes', maxBodyBytes],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      throw new McpActorsError(ErrorCode.INVALID_ARGUMENT, `options.${name} must be a positive integer`);
   }
   const policy = options.policy ?? {};
   const audit = new Subject<ServedAuditRecord>();
@@ -252,22 +260,45 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
     });
   };
 
-  const openSession = async (identity: Identity, principal: Buffer, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> => {
+  const openSession = async (
+    identity: Identity,
+    principal: Buffer,
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+  ): Promise<void> => {
     const { who } = identity;
     const room = reserve(who.tenant);
     if (room === 'server') {
-      answerError(response, 503, -32000, `Service Unavailable: this server holds ${maxSessions} sessions, its maximum; close unused sessions (DELETE) or raise maxSessions`);
+      answerError(
+        response,
+        503,
+        -32000,
+        `Service Unavailable: this server holds ${maxSessions} sessions, its maximum; close unused sessions (DELETE) or raise maxSessions`,
+      );
       return;
     }
     if (room === 'tenant') {
-      answerError(response, 429, -32000, `Too Many Requests: this tenant holds ${maxPerTenant} sessions, its maximum; close unused sessions (DELETE) or raise maxSessionsPerTenant`);
+      answerError(
+        response,
+        429,
+        -32000,
+        `Too Many Requests: this tenant holds ${maxPerTenant} sessions, its maximum; close unused sessions (DELETE) or raise maxSessionsPerTenant`,
+      );
       return;
     }
     // Set by a callback of the transport: a property, so TypeScript does not narrow it to its first value.
     const reservation = { registered: false };
     try {
-      const served: ServedSession = { tenant: who.tenant, scopes: Object.freeze([...(who.scopes ?? [])]), ...(identity.actor === undefined ? {} : { actor: identity.actor }) };
-      const events = new MemoryEventStore({ maxEvents: options.maxEventsPerSession, maxBytes: options.maxEventBytesPerSession ?? DEFAULT_MAX_EVENT_BYTES });
+      const served: ServedSession = {
+        tenant: who.tenant,
+        scopes: Object.freeze([...(who.scopes ?? [])]),
+        ...(identity.actor === undefined ? {} : { actor: identity.actor }),
+      };
+      const events = new MemoryEventStore({
+        maxEvents: options.maxEventsPerSession,
+        maxBytes: options.maxEventBytesPerSession ?? DEFAULT_MAX_EVENT_BYTES,
+      });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         eventStore: events,
@@ -280,8 +311,23 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
         },
         onsessionclosed: (id) => dropSession(id),
       });
-      const mcp = createSessionServer(domain, { session: served, policy, audit: sink, transport: 'http', sessionId: () => transport.sessionId });
-      const session: Session = { tenant: who.tenant, principal, events, protocolVersion: negotiatedVersion(body), transport, mcp, open: 0, idle: undefined };
+      const mcp = createSessionServer(domain, {
+        session: served,
+        policy,
+        audit: sink,
+        transport: 'http',
+        sessionId: () => transport.sessionId,
+      });
+      const session: Session = {
+        tenant: who.tenant,
+        principal,
+        events,
+        protocolVersion: negotiatedVersion(body),
+        transport,
+        mcp,
+        open: 0,
+        idle: undefined,
+      };
       transport.onclose = () => {
         const id = transport.sessionId;
         if (id !== undefined && sessions.get(id) === session) dropSession(id);
@@ -316,7 +362,9 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
     }
     const identity = await identify(request);
     if (identity === undefined) {
-      answerError(response, 401, -32001, 'Unauthorized: the request carries no valid credential for this server', { 'WWW-Authenticate': 'Bearer' });
+      answerError(response, 401, -32001, 'Unauthorized: the request carries no valid credential for this server', {
+        'WWW-Authenticate': 'Bearer',
+      });
       return;
     }
     const header = request.headers['mcp-session-id'];
@@ -325,7 +373,12 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
       const session = sessions.get(sessionId);
       // Another principal's session is answered exactly like one that does not exist: no oracle for live ids.
       if (session === undefined || !owns(identity, session)) {
-        answerError(response, 404, -32001, 'Session not found: it was closed, never existed, or was opened by another principal; initialize a new session');
+        answerError(
+          response,
+          404,
+          -32001,
+          'Session not found: it was closed, never existed, or was opened by another principal; initialize a new session',
+        );
         return;
       }
       track(session, response);
@@ -383,11 +436,13 @@ export async function serveOverHttp(server: DomainServer, options: ServeHttpOpti
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
-      await Promise.all([...sessions.keys()].map(async (id) => {
-        const session = sessions.get(id);
-        dropSession(id);
-        await session?.transport.close().catch(() => undefined);
-      }));
+      await Promise.all(
+        [...sessions.keys()].map(async (id) => {
+          const session = sessions.get(id);
+          dropSession(id);
+          await session?.transport.close().catch(() => undefined);
+        }),
+      );
       const timer = setTimeout(() => http.closeAllConnections(), options.closeTimeoutMs ?? 5_000);
       await stopped;
       clearTimeout(timer);

@@ -98,7 +98,9 @@ export async function serveOverStdio(server: DomainServer, options: ServeOptions
   await mcp.connect(transport);
   const announce = options.announce ?? ((line: string) => void process.stderr.write(`${line}\n`));
   if (announce !== false) {
-    announce(`${server.name}: serving ${domain.byName.size} tools over ${options.transport === undefined ? 'stdio' : 'a transport'} for tenant "${tenant}" (one tenant per process)`);
+    announce(
+      `${server.name}: serving ${domain.byName.size} tools over ${options.transport === undefined ? 'stdio' : 'a transport'} for tenant "${tenant}" (one tenant per process)`,
+    );
   }
   return { tenant, audit$: audit.asObservable(), close };
 }

@@ -39,9 +39,7 @@ export interface ServePolicy {
   readonly execute?: ServedExecutePolicy;
 }
 
-export type AccessDecision =
-  | { readonly allowed: true }
-  | { readonly allowed: false; readonly rule: string; readonly reason: string };
+export type AccessDecision = { readonly allowed: true } | { readonly allowed: false; readonly rule: string; readonly reason: string };
 
 const ALLOWED: AccessDecision = Object.freeze({ allowed: true });
 
@@ -91,14 +89,24 @@ export function decideAccess(tool: DomainTool, session: ServedSession, policy: S
   let allowed: boolean;
   try {
     // Only `true` allows: a JavaScript host's truthy value (a promise, say) does not.
-    const answer: unknown = execute({ tenant: session.tenant, scopes: session.scopes, tool: tool.name, domain: tool.domain, category: tool.category });
+    const answer: unknown = execute({
+      tenant: session.tenant,
+      scopes: session.scopes,
+      tool: tool.name,
+      domain: tool.domain,
+      category: tool.category,
+    });
     allowed = answer === true;
   } catch {
     allowed = false;
   }
   return allowed
     ? ALLOWED
-    : { allowed: false, rule: 'execute-policy', reason: `"${tool.name}" is an execute tool and this server's execute policy denied it for this session` };
+    : {
+        allowed: false,
+        rule: 'execute-policy',
+        reason: `"${tool.name}" is an execute tool and this server's execute policy denied it for this session`,
+      };
 }
 
 /** How a served call ended; `denied`: a rule said no (a tenant argument or `_meta` tenant, a scope, the execute policy) and the tool never ran. */

@@ -70,20 +70,36 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
     return closing;
   };
   let closeAll: Promise<void> | undefined;
-  const close = (): Promise<void> => (closeAll ??= closeCurrent().then(() => Promise.all(closings)).then(() => undefined));
+  const close = (): Promise<void> =>
+    (closeAll ??= closeCurrent()
+      .then(() => Promise.all(closings))
+      .then(() => undefined));
   sendBack({ type: 'server.spawned', handle: { pid: undefined, close } });
 
   const lostError = (loss: SessionLoss): McpActorsError =>
     loss.kind === 'unauthorized'
-      ? (authErrorOf(loss.error, { server: config.name, url: href, what: 'a request', hasProvider: extras.auth !== undefined }) as McpActorsError)
+      ? (authErrorOf(loss.error, {
+          server: config.name,
+          url: href,
+          what: 'a request',
+          hasProvider: extras.auth !== undefined,
+        }) as McpActorsError)
       : loss.kind === 'session-expired'
-      ? new McpActorsError(ErrorCode.SERVER_CRASHED, `the session with server "${config.name}" at ${href} expired (HTTP 404); a new session is started`, {
-          details: { ...details, reason: 'session-expired' },
-        })
-      : new McpActorsError(ErrorCode.SERVER_CRASHED, `server "${config.name}" at ${href} can no longer be reached (${messageOf(loss.error)}); it is reconnected per its restart policy`, {
-          cause: loss.error,
-          details: { ...details, reason: 'unreachable' },
-        });
+        ? new McpActorsError(
+            ErrorCode.SERVER_CRASHED,
+            `the session with server "${config.name}" at ${href} expired (HTTP 404); a new session is started`,
+            {
+              details: { ...details, reason: 'session-expired' },
+            },
+          )
+        : new McpActorsError(
+            ErrorCode.SERVER_CRASHED,
+            `server "${config.name}" at ${href} can no longer be reached (${messageOf(loss.error)}); it is reconnected per its restart policy`,
+            {
+              cause: loss.error,
+              details: { ...details, reason: 'unreachable' },
+            },
+          );
 
   const attempt = async (kind: Kind): Promise<ClientConnection> => {
     let connection: ClientConnection | undefined;
@@ -137,7 +153,9 @@ export function connectHttpServer({ input, sendBack }: ConnectParams, extras: Co
         sendBack({ type: 'server.startFailed', retryable: false, error });
         return;
       }
-      const authError = (isMcpActorsError(error) && (error.code === ErrorCode.AUTH_REQUIRED || error.code === ErrorCode.AUTH_FAILED) ? error : undefined) ?? authErrorOf(error, { server: config.name, url: href, what: 'connect', hasProvider: extras.auth !== undefined });
+      const authError =
+        (isMcpActorsError(error) && (error.code === ErrorCode.AUTH_REQUIRED || error.code === ErrorCode.AUTH_FAILED) ? error : undefined) ??
+        authErrorOf(error, { server: config.name, url: href, what: 'connect', hasProvider: extras.auth !== undefined });
       sendBack({
         type: 'server.startFailed',
         retryable: authError === undefined,

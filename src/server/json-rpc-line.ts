@@ -30,7 +30,11 @@ function isPlainNotification(value: unknown): boolean {
     if (Object.hasOwn(value, key) && key !== 'jsonrpc' && key !== 'method' && key !== 'params') return false;
   }
   const { params } = value;
-  return value.jsonrpc === '2.0' && typeof value.method === 'string' && (params === undefined || (isObject(params) && !Object.hasOwn(params, '_meta')));
+  return (
+    value.jsonrpc === '2.0' &&
+    typeof value.method === 'string' &&
+    (params === undefined || (isObject(params) && !Object.hasOwn(params, '_meta')))
+  );
 }
 
 function isPlainResultResponse(value: unknown): boolean {

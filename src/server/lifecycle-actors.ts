@@ -25,37 +25,35 @@ export const watchServer = fromCallback<ServerEvent, { connection: ServerConnect
 );
 
 /** Pings every `intervalMs`; one ping unanswered within the interval reports the server hung. */
-export const pingServer = fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(
-  ({ input, sendBack }) => {
-    const { connection, intervalMs } = input;
-    if (intervalMs <= 0) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let stopped = false;
-    const schedule = (): void => {
-      timer = setTimeout(() => {
-        connection.ping(intervalMs).then(
-          () => {
-            if (!stopped) schedule();
-          },
-          (error: unknown) => {
-            if (stopped || connection.endedWith()) return;
-            sendBack({
-              type: 'ping.failed',
-              error: new McpActorsError(
-                ErrorCode.PING_TIMEOUT,
-                `server did not answer a ping within ${intervalMs} ms (${messageOf(error)}); it is treated as hung and restarted`,
-                { cause: error, details: { pid: connection.pid, intervalMs } },
-              ),
-            });
-          },
-        );
-      }, intervalMs);
-      timer.unref();
-    };
-    schedule();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  },
-);
+export const pingServer = fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(({ input, sendBack }) => {
+  const { connection, intervalMs } = input;
+  if (intervalMs <= 0) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    timer = setTimeout(() => {
+      connection.ping(intervalMs).then(
+        () => {
+          if (!stopped) schedule();
+        },
+        (error: unknown) => {
+          if (stopped || connection.endedWith()) return;
+          sendBack({
+            type: 'ping.failed',
+            error: new McpActorsError(
+              ErrorCode.PING_TIMEOUT,
+              `server did not answer a ping within ${intervalMs} ms (${messageOf(error)}); it is treated as hung and restarted`,
+              { cause: error, details: { pid: connection.pid, intervalMs } },
+            ),
+          });
+        },
+      );
+    }, intervalMs);
+    timer.unref();
+  };
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+});

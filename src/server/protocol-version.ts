@@ -64,7 +64,13 @@ export function versionMismatch(answered: string | undefined, serverName: string
       'it is not restarted: upgrade or downgrade the server (or mcp-actors) so they share a version',
     {
       cause,
-      details: { server: serverName, kind: PROTOCOL_VERSION_KIND, serverVersion: answered, clientVersion: LATEST_PROTOCOL_VERSION, supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
+      details: {
+        server: serverName,
+        kind: PROTOCOL_VERSION_KIND,
+        serverVersion: answered,
+        clientVersion: LATEST_PROTOCOL_VERSION,
+        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+      },
     },
   );
 }

@@ -121,9 +121,7 @@ export const serverMachine = setup({
     // A promise's executor: what notProvided throws is the rejection.
     closeServer: fromPromise<ServerExit | undefined, CloseInput>(() => new Promise(() => notProvided('closeServer'))),
     watchServer: fromCallback<ServerEvent, { connection: ServerConnection }>(() => notProvided('watchServer')),
-    pingServer: fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(() =>
-      notProvided('pingServer'),
-    ),
+    pingServer: fromCallback<ServerEvent, { connection: ServerConnection; intervalMs: number }>(() => notProvided('pingServer')),
   },
   guards: {
     mustGiveUp: ({ context }) =>
@@ -196,7 +194,8 @@ export const serverMachine = setup({
     // was (neither cleared nor counted), so a server that keeps crashing cannot be respawned without
     // limit by a stream of calls.
     resetRestarts: assign(({ event, context }) =>
-      (event.type === 'server.start' && event.explicit === false) || (event.type !== 'server.start' && event.type !== 'server.reconnect' && !context.resetOnStart)
+      (event.type === 'server.start' && event.explicit === false) ||
+      (event.type !== 'server.start' && event.type !== 'server.reconnect' && !context.resetOnStart)
         ? { retryable: true }
         : { restartTimes: [], restartCount: 0, retryable: true },
     ),
@@ -228,7 +227,9 @@ export const serverMachine = setup({
       stopRequested: true,
       retired: context.retired || (event.type === 'server.stop' && event.retire === true),
     })),
-    noteRetirement: assign(({ context, event }) => ({ retired: context.retired || (event.type === 'server.stop' && event.retire === true) })),
+    noteRetirement: assign(({ context, event }) => ({
+      retired: context.retired || (event.type === 'server.stop' && event.retire === true),
+    })),
     clearStopRequest: assign({ stopRequested: false }),
   },
   delays: {
@@ -301,7 +302,10 @@ export const serverMachine = setup({
           },
         },
         deciding: {
-          always: [{ guard: 'mustGiveUp', target: '#mcpServer.error' }, { target: 'waiting', actions: 'recordRestart' }],
+          always: [
+            { guard: 'mustGiveUp', target: '#mcpServer.error' },
+            { target: 'waiting', actions: 'recordRestart' },
+          ],
         },
         waiting: {
           after: { restartDelay: 'connecting' },

@@ -81,7 +81,10 @@ export interface RuntimeRequestContext {
 }
 
 export type RuntimeElicitHandler = (request: ElicitParams, context: RuntimeRequestContext) => ElicitResult | Promise<ElicitResult>;
-export type RuntimeSampleHandler = (request: SampleParams, context: RuntimeRequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
+export type RuntimeSampleHandler = (
+  request: SampleParams,
+  context: RuntimeRequestContext,
+) => CreateMessageResult | Promise<CreateMessageResult>;
 
 /** The runtime's handlers bound to one server actor's tenant. */
 export function forTenant(

@@ -38,9 +38,11 @@ export async function spawnFailedError(cause: unknown, options: SpawnTarget): Pr
   } else if (code === 'ENOENT') {
     advice = `the command was not found; check its spelling and that it is installed and on the PATH the server gets (the host's PATH unless env.PATH is configured)`;
   } else if (code === 'EMFILE' || code === 'ENFILE') {
-    advice = 'the host has no file descriptor left for the server\'s pipes (too many open files); it is retried with backoff — close files or raise the limit (ulimit -n)';
+    advice =
+      "the host has no file descriptor left for the server's pipes (too many open files); it is retried with backoff — close files or raise the limit (ulimit -n)";
   } else if (code === 'EAGAIN' || code === 'ENOMEM') {
-    advice = 'the host could not create a process just now (process or memory limit); it is retried with backoff — check ulimit -u and free memory';
+    advice =
+      'the host could not create a process just now (process or memory limit); it is retried with backoff — check ulimit -u and free memory';
   } else if (code === 'EACCES') {
     advice = 'the command is not executable; check that it is a file (not a directory) with execute permission (chmod +x)';
   } else {
@@ -49,7 +51,15 @@ export async function spawnFailedError(cause: unknown, options: SpawnTarget): Pr
   return new McpActorsError(
     ErrorCode.SPAWN_FAILED,
     `server "${serverName}": cannot start "${command}" in "${where}"${typeof code === 'string' ? ` (${code})` : ''}: ${advice}`,
-    { cause, details: { serverName, command, cwd: where, ...(typeof code === 'string' ? { errno: code, transient: TRANSIENT_SPAWN_ERRNOS.includes(code) } : {}) } },
+    {
+      cause,
+      details: {
+        serverName,
+        command,
+        cwd: where,
+        ...(typeof code === 'string' ? { errno: code, transient: TRANSIENT_SPAWN_ERRNOS.includes(code) } : {}),
+      },
+    },
   );
 }
 

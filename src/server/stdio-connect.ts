@@ -24,7 +24,14 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
   const env = serverEnvironment(config.env);
   let confinement: PreparedConfinement | undefined;
   try {
-    confinement = prepareConfinement({ serverName: config.name, setting: config.confine, env, cwd: config.cwd, command: config.command ?? '', args: config.args });
+    confinement = prepareConfinement({
+      serverName: config.name,
+      setting: config.confine,
+      env,
+      cwd: config.cwd,
+      command: config.command ?? '',
+      args: config.args,
+    });
   } catch (error) {
     return failBeforeSpawn(error, config.name, sendBack);
   }
@@ -97,7 +104,11 @@ export function connectStdioServer({ input, sendBack }: ConnectParams): () => vo
 
 /** A start that cannot even spawn (confinement asked for and unavailable): the machine is told as for a failed spawn. */
 function failBeforeSpawn(error: unknown, serverName: string, sendBack: ConnectParams['sendBack']): () => void {
-  const handle: ServerHandle = { pid: undefined, diagnostics: () => ({ nonJsonLines: 0, stderrTail: [] }), close: () => Promise.resolve(undefined) };
+  const handle: ServerHandle = {
+    pid: undefined,
+    diagnostics: () => ({ nonJsonLines: 0, stderrTail: [] }),
+    close: () => Promise.resolve(undefined),
+  };
   sendBack({ type: 'server.spawned', handle });
   const start = new StartHandOver(serverName, handle, sendBack);
   queueMicrotask(() => start.failed(spawnError(error, serverName), false));

@@ -154,7 +154,10 @@ export class StdioProcessTransport implements Transport {
     if (this.#startPromise) return this.#startPromise;
     if (this.#closePromise) {
       return Promise.reject(
-        new McpActorsError(ErrorCode.NOT_CONNECTED, `server "${this.#options.serverName}": the transport was closed; create a new one to start the server again`),
+        new McpActorsError(
+          ErrorCode.NOT_CONNECTED,
+          `server "${this.#options.serverName}": the transport was closed; create a new one to start the server again`,
+        ),
       );
     }
     this.#startPromise = this.#spawn();
@@ -286,7 +289,9 @@ export class StdioProcessTransport implements Transport {
 
   async #spawn(): Promise<void> {
     const { cwd, confinement } = this.#options;
-    const { command, args, env } = confinement ? confineCommand(this.#options.command, this.#options.args, this.#options.env, confinement) : this.#options;
+    const { command, args, env } = confinement
+      ? confineCommand(this.#options.command, this.#options.args, this.#options.env, confinement)
+      : this.#options;
     let child: ChildProcess;
     try {
       // Node's own spawn, not execa: a server process is a long-lived pipe pair we read and write
@@ -363,7 +368,10 @@ export class StdioProcessTransport implements Transport {
               ErrorCode.PROTOCOL_ERROR,
               `server "${this.#options.serverName}" wrote a line to stdout that is not a JSON-RPC message; it was ignored ` +
                 `(${this.#reader.invalidLines} so far). Servers must log to stderr, not stdout: ${event.line}`,
-              { cause: event.error, details: { serverName: this.#options.serverName, line: event.line, nonJsonLines: this.#reader.invalidLines, fatal: false } },
+              {
+                cause: event.error,
+                details: { serverName: this.#options.serverName, line: event.line, nonJsonLines: this.#reader.invalidLines, fatal: false },
+              },
             ),
           );
           break;

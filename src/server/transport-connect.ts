@@ -117,7 +117,13 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
       try {
         transport = await madeTransport;
       } catch (error) {
-        start.failed(new McpActorsError(ErrorCode.SPAWN_FAILED, `could not make the transport of server "${config.name}": ${messageOf(error)}`, { cause: error, details }), false);
+        start.failed(
+          new McpActorsError(ErrorCode.SPAWN_FAILED, `could not make the transport of server "${config.name}": ${messageOf(error)}`, {
+            cause: error,
+            details,
+          }),
+          false,
+        );
         return;
       }
       // Installed before the SDK Client's own handlers (it chains after them).
@@ -150,14 +156,17 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
           diagnostics: diagnosticsOf,
         });
       } catch (error) {
-        start.handshakeFailed(error, version, () =>
-          new McpActorsError(
-            ErrorCode.HANDSHAKE_FAILED,
-            transportState.closed
-              ? `the transport to server "${config.name}" closed before the MCP initialize handshake finished${reported ? ` (${messageOf(reported)})` : ''}`
-              : `the MCP initialize handshake with server "${config.name}" failed: ${messageOf(error)}`,
-            { cause: reported ?? error, details },
-          ),
+        start.handshakeFailed(
+          error,
+          version,
+          () =>
+            new McpActorsError(
+              ErrorCode.HANDSHAKE_FAILED,
+              transportState.closed
+                ? `the transport to server "${config.name}" closed before the MCP initialize handshake finished${reported ? ` (${messageOf(reported)})` : ''}`
+                : `the MCP initialize handshake with server "${config.name}" failed: ${messageOf(error)}`,
+              { cause: reported ?? error, details },
+            ),
         );
         return;
       }

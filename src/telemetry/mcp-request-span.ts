@@ -86,11 +86,15 @@ export function startMcpRequest(facts: McpRequestFacts): McpRequestSpan {
   const parent = extractTraceContext(api, facts.meta, api.context.active());
   const span = api.trace.getTracer(INSTRUMENTATION_SCOPE).startSpan(
     facts.target === undefined ? facts.method : `${facts.method} ${facts.target}`,
-    { kind: api.SpanKind.CLIENT, attributes: facts.sessionId === undefined ? attributes : { ...attributes, [ATTR_MCP_SESSION_ID]: sessionIdDigest(facts.sessionId) } },
+    {
+      kind: api.SpanKind.CLIENT,
+      attributes: facts.sessionId === undefined ? attributes : { ...attributes, [ATTR_MCP_SESSION_ID]: sessionIdDigest(facts.sessionId) },
+    },
     parent,
   );
   const started = performance.now();
-  const carried = span.isRecording() || api.isSpanContextValid(span.spanContext()) ? injectTraceContext(api, api.trace.setSpan(parent, span)) : {};
+  const carried =
+    span.isRecording() || api.isSpanContextValid(span.spanContext()) ? injectTraceContext(api, api.trace.setSpan(parent, span)) : {};
   const meta = Object.keys(carried).length === 0 ? facts.meta : { ...facts.meta, ...carried };
   let ended = false;
   return {

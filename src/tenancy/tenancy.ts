@@ -20,7 +20,17 @@ import { McpActorsError } from '../errors/mcp-actors-error.js';
 export const DEFAULT_TENANT_ARGUMENT_NAMES: readonly string[] = Object.freeze(['org_id', 'tenant', 'tenant_id']);
 
 // Context members a tenant key would shadow (and the one key an assignment cannot create).
-const RESERVED_CONTEXT_KEYS: ReadonlySet<string> = new Set(['signal', 'callId', 'actor', 'progress', 'log', 'elicit', 'sample', 'releaseStream', '__proto__']);
+const RESERVED_CONTEXT_KEYS: ReadonlySet<string> = new Set([
+  'signal',
+  'callId',
+  'actor',
+  'progress',
+  'log',
+  'elicit',
+  'sample',
+  'releaseStream',
+  '__proto__',
+]);
 
 /** A session's tenancy settings, resolved and checked. */
 export interface Tenancy {
@@ -40,7 +50,10 @@ export interface Tenancy {
  * @example
  * tenancyOf({ tenantKey: 'workspace' }).deniedNames; // Set { 'org_id', 'tenant', 'tenant_id', 'workspace' }
  */
-export function tenancyOf(options: { readonly tenantKey?: string | undefined; readonly tenantArgumentNames?: readonly string[] | undefined }): Tenancy {
+export function tenancyOf(options: {
+  readonly tenantKey?: string | undefined;
+  readonly tenantArgumentNames?: readonly string[] | undefined;
+}): Tenancy {
   const tenantKey: unknown = options.tenantKey ?? DEFAULT_TENANT_KEY;
   if (typeof tenantKey !== 'string' || tenantKey === '' || RESERVED_CONTEXT_KEYS.has(tenantKey)) {
     throw new McpActorsError(

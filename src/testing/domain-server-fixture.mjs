@@ -34,7 +34,11 @@ const SEED = [
 /** tenant -> shifts */
 const shiftsByTenant = new Map();
 const shiftsOf = (tenant) => {
-  if (!shiftsByTenant.has(tenant)) shiftsByTenant.set(tenant, SEED.map((shift) => ({ ...shift })));
+  if (!shiftsByTenant.has(tenant))
+    shiftsByTenant.set(
+      tenant,
+      SEED.map((shift) => ({ ...shift })),
+    );
   return shiftsByTenant.get(tenant);
 };
 let proposals = 0;

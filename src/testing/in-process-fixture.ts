@@ -27,7 +27,13 @@
 import { writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { McpClient, type McpClientOptions } from '../client/mcp-client.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { connectOverTransport } from '../server/transport-connect.js';
@@ -62,25 +68,54 @@ const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 const EMPTY_INPUT = { type: 'object' as const, properties: {} };
 
 const TOOLS: Tool[] = [
-  { name: 'echo', description: 'Answers with the message it was given.', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
+  {
+    name: 'echo',
+    description: 'Answers with the message it was given.',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+  },
   {
     name: 'add',
     description: 'Adds two numbers; the sum also comes as structured content.',
     inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
     outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
   },
-  { name: 'sleep', description: 'Waits ms milliseconds, then answers.', inputSchema: { type: 'object', properties: { ms: { type: 'number', minimum: 0 } }, required: ['ms'] } },
+  {
+    name: 'sleep',
+    description: 'Waits ms milliseconds, then answers.',
+    inputSchema: { type: 'object', properties: { ms: { type: 'number', minimum: 0 } }, required: ['ms'] },
+  },
   { name: 'hang', description: 'Never answers.', inputSchema: EMPTY_INPUT },
-  { name: 'fail', description: 'Answers with an isError result.', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
-  { name: 'crash', description: 'Crashes the fixture server (its transport fails and closes), without answering.', inputSchema: EMPTY_INPUT },
-  { name: 'big', description: 'Answers with one text block of that many x characters.', inputSchema: { type: 'object', properties: { bytes: { type: 'integer', minimum: 0 } }, required: ['bytes'] } },
+  {
+    name: 'fail',
+    description: 'Answers with an isError result.',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+  },
+  {
+    name: 'crash',
+    description: 'Crashes the fixture server (its transport fails and closes), without answering.',
+    inputSchema: EMPTY_INPUT,
+  },
+  {
+    name: 'big',
+    description: 'Answers with one text block of that many x characters.',
+    inputSchema: { type: 'object', properties: { bytes: { type: 'integer', minimum: 0 } }, required: ['bytes'] },
+  },
   {
     name: 'write_then_fail',
     description: 'Writes content to path, then answers with an isError result.',
     inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
   },
-  { name: 'read_sneaky', description: 'Named like a read, but writes "sneaky" to path.', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
-  { name: 'annotated_read', description: 'Does nothing; annotated read-only.', inputSchema: EMPTY_INPUT, annotations: { readOnlyHint: true } },
+  {
+    name: 'read_sneaky',
+    description: 'Named like a read, but writes "sneaky" to path.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+  {
+    name: 'annotated_read',
+    description: 'Does nothing; annotated read-only.',
+    inputSchema: EMPTY_INPUT,
+    annotations: { readOnlyHint: true },
+  },
 ];
 
 /** One fixture server: what one spawned process of the stdio fixture is. */
@@ -128,7 +163,10 @@ class FixtureServer {
 
   /** What an exit is to a transport: an error said unless the exit is normal, then the close. */
   private exit(how: number | 'SIGKILL'): void {
-    if (how !== 0) this.client.onerror?.(new Error(how === 'SIGKILL' ? 'the in-process fixture was killed by SIGKILL' : `the in-process fixture exited with code ${how}`));
+    if (how !== 0)
+      this.client.onerror?.(
+        new Error(how === 'SIGKILL' ? 'the in-process fixture was killed by SIGKILL' : `the in-process fixture exited with code ${how}`),
+      );
     this.server.end();
   }
 
@@ -153,9 +191,10 @@ class FixtureServer {
     }
     if (o.garbageStdout) this.raw('this is not json');
     for (let i = 1; i <= (o.stderrLines ?? 0); i++) this.log(`fixture stderr line ${i}`);
-    if (o.stderrFlood) this.every(1, () => {
-      for (let i = 0; i < 20; i++) this.log(`fixture stderr flood ${'.'.repeat(200)}`);
-    });
+    if (o.stderrFlood)
+      this.every(1, () => {
+        for (let i = 0; i < 20; i++) this.log(`fixture stderr flood ${'.'.repeat(200)}`);
+      });
     if (o.hangOnInitialize) {
       this.deaf = true;
       return;
@@ -168,7 +207,10 @@ class FixtureServer {
   private async connect(): Promise<void> {
     const o = this.options;
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK keeps Server for advanced uses; a fault-injection fixture answers tools/list and tools/call by hand
-    const server = new Server({ name: 'mcp-actors-in-process-fixture', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server(
+      { name: 'mcp-actors-in-process-fixture', version: '0.1.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     let floodStarted = false;
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
       if (o.listChangedFlood && !floodStarted) {
@@ -193,7 +235,14 @@ class FixtureServer {
       if (o.endlessProgress) {
         const token = request.params._meta?.progressToken;
         let progress = 0;
-        if (token !== undefined) this.every(10, () => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress } }).catch(() => undefined));
+        if (token !== undefined)
+          this.every(
+            10,
+            () =>
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress } })
+                .catch(() => undefined),
+          );
         return never();
       }
       if (o.oversizedMessage && !this.oversizedSent) {
@@ -311,7 +360,8 @@ export function inProcessFixture(options: InProcessFixtureOptions = {}): InProce
     options: Object.freeze({ ...options }),
     actors,
     config,
-    client: (extra = {}, clientOptions = {}) => new McpClient(config(extra), { ...clientOptions, actors: { ...clientOptions.actors, ...actors } }),
+    client: (extra = {}, clientOptions = {}) =>
+      new McpClient(config(extra), { ...clientOptions, actors: { ...clientOptions.actors, ...actors } }),
     transport: start,
     get started() {
       return counts.started;

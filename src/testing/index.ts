@@ -1,10 +1,4 @@
-export {
-  fixtureArgs,
-  fixtureServerConfig,
-  fixtureServerPath,
-  type FixtureOptions,
-  type FixtureServerConfig,
-} from './fixture.js';
+export { fixtureArgs, fixtureServerConfig, fixtureServerPath, type FixtureOptions, type FixtureServerConfig } from './fixture.js';
 export { referenceServerConfig, referenceServerPath, type ReferenceServer } from './reference-servers.js';
 export { faultyTransport, seededRandom, type FaultMode, type FaultPlan, type FaultyTransport } from './faulty-transport.js';
 export { fakeServerClock, waitForServerState, type FakeServerClock } from './server-helpers.js';

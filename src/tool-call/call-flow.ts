@@ -52,7 +52,17 @@ export interface CallState {
   readonly note: string | undefined;
 }
 
-export const STEP_NAMES = ['validating', 'authorizing', 'acquiring', 'rewritingPaths', 'checkpointing', 'invoking', 'rewritingResult', 'committing', 'rollingBack'] as const;
+export const STEP_NAMES = [
+  'validating',
+  'authorizing',
+  'acquiring',
+  'rewritingPaths',
+  'checkpointing',
+  'invoking',
+  'rewritingResult',
+  'committing',
+  'rollingBack',
+] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 export type Target = StepName | 'done';
 
@@ -99,7 +109,6 @@ export interface CallStep {
    */
   readonly answersItself?: (steps: ToolCallSteps, state: CallState) => boolean;
 }
-
 
 /** A fixed move as a move. */
 export function fixedMove<A extends unknown[]>(move: FixedMove<A>, state: CallState, ...args: A): Move {
@@ -285,7 +294,10 @@ export const CALL_STEPS: readonly CallStep[] = [
 ];
 
 /** The steps by name. */
-export const STEP: Readonly<Record<StepName, CallStep>> = Object.fromEntries(CALL_STEPS.map((step) => [step.name, step])) as Record<StepName, CallStep>;
+export const STEP: Readonly<Record<StepName, CallStep>> = Object.fromEntries(CALL_STEPS.map((step) => [step.name, step])) as Record<
+  StepName,
+  CallStep
+>;
 
 export const FIRST_STEP: StepName = 'validating';
 
@@ -318,7 +330,16 @@ export function reachable(targets: readonly Target[]): Target[] {
 }
 
 export function initialState(input: ToolCallInput): CallState {
-  return { input, args: input.args, checkpointId: undefined, result: undefined, changes: NO_CHANGES, error: undefined, status: undefined, note: undefined };
+  return {
+    input,
+    args: input.args,
+    checkpointId: undefined,
+    result: undefined,
+    changes: NO_CHANGES,
+    error: undefined,
+    status: undefined,
+    note: undefined,
+  };
 }
 
 const NO_CHANGES: readonly FileChange[] = Object.freeze([]);

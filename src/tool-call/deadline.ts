@@ -107,9 +107,13 @@ function onTimeoutOf<T>(options: DeadlineOptions<T>): () => T {
   return (
     options.onTimeout ??
     (() => {
-      throw new McpActorsError(ErrorCode.REQUEST_TIMEOUT, `${options.what ?? 'the wait'} got no answer within ${String(options.ms)} ms; raise timeoutMs if it is slow`, {
-        details: { timeoutMs: options.ms },
-      });
+      throw new McpActorsError(
+        ErrorCode.REQUEST_TIMEOUT,
+        `${options.what ?? 'the wait'} got no answer within ${String(options.ms)} ms; raise timeoutMs if it is slow`,
+        {
+          details: { timeoutMs: options.ms },
+        },
+      );
     })
   );
 }

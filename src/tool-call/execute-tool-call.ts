@@ -61,7 +61,12 @@ function run(steps: ToolCallSteps, input: ToolCallInput, options: ExecuteOptions
   return machineCall(steps, input, options, call);
 }
 
-async function machineCall(steps: ToolCallSteps, input: ToolCallInput, options: ExecuteOptions, call: CallSignal | undefined): Promise<CallOutcome> {
+async function machineCall(
+  steps: ToolCallSteps,
+  input: ToolCallInput,
+  options: ExecuteOptions,
+  call: CallSignal | undefined,
+): Promise<CallOutcome> {
   const label = options.label?.(input);
   const actor = createActor(machineFor(steps), {
     input,

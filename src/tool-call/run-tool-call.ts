@@ -33,7 +33,12 @@ let sequence = 0;
  * The outcome of a call that never started: the tool is not there — or it is a tool of a server
  * in `down` (one that did not start, or gave up), and the outcome says so, why, and the way back.
  */
-export function unknownToolOutcome(callId: string, tool: string, known: readonly string[] = [], down: readonly DownServer[] = []): CallOutcome {
+export function unknownToolOutcome(
+  callId: string,
+  tool: string,
+  known: readonly string[] = [],
+  down: readonly DownServer[] = [],
+): CallOutcome {
   const server = down.find((entry) => tool.startsWith(`${entry.server}/`));
   const near = closest(tool, known);
   const hint = near !== undefined ? `did you mean "${near}"?` : 'tools are named "<namespace>/<tool>"';
@@ -51,10 +56,19 @@ export function unknownToolOutcome(callId: string, tool: string, known: readonly
  * const outcome = await runToolCall({ registry, workspace }, { tool: 'fs/write_file', args: { path: 'src/main.py', content: 'x' } });
  * if (outcome.status === 'committed') console.log(outcome.changes);
  */
-export async function runToolCall(environment: ToolCallEnvironment, request: ToolCallRequest, options: RunOptions = {}): Promise<CallOutcome> {
+export async function runToolCall(
+  environment: ToolCallEnvironment,
+  request: ToolCallRequest,
+  options: RunOptions = {},
+): Promise<CallOutcome> {
   const callId = request.callId ?? `call-${++sequence}`;
   const tool = environment.registry.get(request.tool);
-  if (!tool) return unknownToolOutcome(callId, request.tool, environment.registry.list().map((t) => t.name));
+  if (!tool)
+    return unknownToolOutcome(
+      callId,
+      request.tool,
+      environment.registry.list().map((t) => t.name),
+    );
   const input: ToolCallInput = {
     callId,
     tool,

@@ -43,7 +43,9 @@ export function serverDownReason(server: string, error: unknown): ServerDownReas
   const last = inError.details.lastError as { code?: unknown; message?: unknown } | undefined;
   const restarts = typeof inError.details.restarts === 'number' ? inError.details.restarts : undefined;
   const reason =
-    last !== undefined && typeof last.message === 'string' ? `${typeof last.code === 'string' ? `${last.code}: ` : ''}${last.message}` : 'no error was recorded';
+    last !== undefined && typeof last.message === 'string'
+      ? `${typeof last.code === 'string' ? `${last.code}: ` : ''}${last.message}`
+      : 'no error was recorded';
   return { server, restarts, reason, inError };
 }
 

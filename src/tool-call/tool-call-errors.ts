@@ -53,7 +53,10 @@ export function toolFailedError(input: ToolCallInput, result: ToolResult): McpAc
     });
   }
   // `errorCode` repeats `kind` for hosts that read it before `kind` was its name.
-  return new McpActorsError(failure.code, failure.message, { cause: failure.cause, details: { ...failure.details, tool, kind, errorCode: kind } });
+  return new McpActorsError(failure.code, failure.message, {
+    cause: failure.cause,
+    details: { ...failure.details, tool, kind, errorCode: kind },
+  });
 }
 
 export function threwError(input: ToolCallInput, error: unknown): McpActorsError {
@@ -102,7 +105,9 @@ export function waitedTooLongError(input: ToolCallInput, what: 'approval' | 'the
   return new McpActorsError(
     ErrorCode.REQUEST_TIMEOUT,
     `"${input.tool.name}" waited ${input.timeoutMs} ms for ${what} and was given up; the tool did not run. ` +
-      (what === 'approval' ? 'Answer approvals sooner, or raise timeoutMs' : 'A long write holds the sandbox; raise timeoutMs or try again'),
+      (what === 'approval'
+        ? 'Answer approvals sooner, or raise timeoutMs'
+        : 'A long write holds the sandbox; raise timeoutMs or try again'),
     { details: { tool: input.tool.name, timeoutMs: input.timeoutMs, waitedFor: what } },
   );
 }

@@ -44,5 +44,4 @@ export interface ToolCallInput {
 }
 
 export type Authorization =
-  | { readonly allowed: true }
-  | { readonly allowed: false; readonly rule: string; readonly reason: string; readonly code?: ErrorCode };
+  { readonly allowed: true } | { readonly allowed: false; readonly rule: string; readonly reason: string; readonly code?: ErrorCode };

@@ -33,7 +33,6 @@ import {
 } from './call-flow.js';
 import type { CallOutcome, ToolCallInput } from './tool-call-io.js';
 
-
 export type ToolCallContext = CallState;
 
 /** What the call machine hears: a cancel from outside, a step's answer from its runner. */
@@ -77,7 +76,9 @@ function moveOf(context: CallState, event: ToolCallEvent, step: StepName, kind: 
 }
 
 function notProvided(name: string): never {
-  throw new Error(`the tool-call machine's "${name}" actor was not provided; use toolCallMachine.provide({ actors: toolCallActors(steps) })`);
+  throw new Error(
+    `the tool-call machine's "${name}" actor was not provided; use toolCallMachine.provide({ actors: toolCallActors(steps) })`,
+  );
 }
 
 const callSetup = setup({
@@ -91,14 +92,17 @@ const callSetup = setup({
     runSteps: fromCallback<StepRunnerEvent>(() => notProvided('runSteps')),
   },
   guards: {
-    decidedTo: ({ context, event }, params: StepParams & { readonly to: Target }) => moveOf(context, event, params.step, 'decide')?.to === params.to,
-    answeredTo: ({ context, event }, params: StepParams & { readonly to: Target }) => moveOf(context, event, params.step, 'done')?.to === params.to,
+    decidedTo: ({ context, event }, params: StepParams & { readonly to: Target }) =>
+      moveOf(context, event, params.step, 'decide')?.to === params.to,
+    answeredTo: ({ context, event }, params: StepParams & { readonly to: Target }) =>
+      moveOf(context, event, params.step, 'done')?.to === params.to,
   },
   actions: {
     applyDecision: assign(({ context, event }, params: StepParams) => moveOf(context, event, params.step, 'decide')?.patch ?? {}),
     applyAnswer: assign(({ context, event }, params: StepParams) => moveOf(context, event, params.step, 'done')?.patch ?? {}),
-    applyCancel: assign(({ context, event }, params: StepParams) =>
-      STEP[params.step].cancel?.patch(context, event.type === 'call.cancel' ? event.reason : undefined) ?? {},
+    applyCancel: assign(
+      ({ context, event }, params: StepParams) =>
+        STEP[params.step].cancel?.patch(context, event.type === 'call.cancel' ? event.reason : undefined) ?? {},
     ),
     applyTimeout: assign(({ context }, params: StepParams) => STEP[params.step].timeout?.patch(context) ?? {}),
     runStep: enqueueActions(({ context, enqueue }, params: StepParams) => {
@@ -108,7 +112,11 @@ const callSetup = setup({
       if (event.type === 'call.cancel') enqueue.sendTo('runner', { type: 'call.cancelled', reason: event.reason ?? 'cancelled' });
     }),
     abortStep: enqueueActions(({ enqueue, event }, params: StepParams) => {
-      enqueue.sendTo('runner', { type: 'step.abort', step: params.step, reason: event.type === 'call.cancel' ? (event.reason ?? 'cancelled') : 'aborted' });
+      enqueue.sendTo('runner', {
+        type: 'step.abort',
+        step: params.step,
+        reason: event.type === 'call.cancel' ? (event.reason ?? 'cancelled') : 'aborted',
+      });
     }),
   },
 });
@@ -134,7 +142,15 @@ function stepState(step: CallStep): StepStateConfig {
           on: {
             'step.done': movesTo(step, reachable(step.to), 'done'),
             ...(step.cancel
-              ? { 'call.cancel': { target: step.cancel.to, actions: [{ type: 'applyCancel' as const, params }, { type: 'abortStep' as const, params }] } }
+              ? {
+                  'call.cancel': {
+                    target: step.cancel.to,
+                    actions: [
+                      { type: 'applyCancel' as const, params },
+                      { type: 'abortStep' as const, params },
+                    ],
+                  },
+                }
               : {}),
             // The runner times a step that did not answer at once, as the fast path does.
             ...(step.timeout ? { 'step.timeout': { target: step.timeout.to, actions: { type: 'applyTimeout' as const, params } } } : {}),

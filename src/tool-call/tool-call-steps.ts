@@ -52,7 +52,8 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     acquireLock: (mode, signal) => (workspace ? workspace.lock.acquire(mode, signal) : Promise.resolve(noRelease)),
     // The rewriter's deep copy is the one copy a sandboxed call makes (it never mutates `args`).
     // Promise executors: what the rewriter throws (a path out of the sandbox) is the rejection.
-    rewriteArgs: (input, args) => new Promise((resolve) => resolve(workspace ? workspace.rewriter.rewriteArgs(args, input.tool.inputSchema) : args)),
+    rewriteArgs: (input, args) =>
+      new Promise((resolve) => resolve(workspace ? workspace.rewriter.rewriteArgs(args, input.tool.inputSchema) : args)),
     checkpoint: async (input) => (workspace ? workspace.checkpoint(`before ${input.tool.name} (${input.callId})`, input.tool.name) : ''),
     invoke: (input, args, signal) => {
       // What the sandbox's watcher reports from here on may be this read-only call's doing.
@@ -78,13 +79,21 @@ export function toolCallSteps(environment: ToolCallEnvironment): ToolCallSteps {
     rewriteResult: (_input, result) => new Promise((resolve) => resolve(workspace ? workspace.rewriter.rewriteResult(result) : result)),
     commit: async (input, checkpointId) => {
       if (!workspace) return { ok: true, changes: [] };
-      return input.tool.capabilities.readOnly ? workspace.verifyReadOnly(input.tool.name, input.callId) : workspace.commitWrite(checkpointId, input.tool.name);
+      return input.tool.capabilities.readOnly
+        ? workspace.verifyReadOnly(input.tool.name, input.callId)
+        : workspace.commitWrite(checkpointId, input.tool.name);
     },
     rollback: async (input, checkpointId) => {
       if (!workspace) return { restored: false, violation: undefined };
       const running = invocations.get(input.callId);
       if (running) {
-        const settled = await withDeadline(running.then(() => true, () => true), { ms: ROLLBACK_GRACE_MS, onTimeout: () => false });
+        const settled = await withDeadline(
+          running.then(
+            () => true,
+            () => true,
+          ),
+          { ms: ROLLBACK_GRACE_MS, onTimeout: () => false },
+        );
         // Still running after the grace: restore anyway, and let the next check look again.
         if (!settled) workspace.markDirty();
       }

@@ -14,17 +14,21 @@ const LONG = 30 * 60_000;
 describe('the link races, confined', () => {
   for (const unprivileged of [false, true]) {
     for (const race of ['planted', 'flipping'] as const) {
-      it(`${race}, as ${unprivileged ? 'nobody (uid 65534)' : 'this user'}: ${WRITES} writes, none outside, every outcome true to the disk`, async () => {
-        requireBwrap();
-        const summary = await runLinkRace(race, 'confined', WRITES, { unprivileged });
-        console.log(JSON.stringify({ race, unprivileged, counts: summary.counts }));
-        if (unprivileged) expect(summary.uid).toBe(65534);
-        expect(summary.confinement).toEqual({ confined: true, state: 'confined' });
-        expect(summary.calls).toBe(WRITES);
-        expect(summary.outside).toEqual([]);
-        expect(summary.lost).toEqual([]);
-        expect(summary.mismatches).toEqual([]);
-      }, LONG);
+      it(
+        `${race}, as ${unprivileged ? 'nobody (uid 65534)' : 'this user'}: ${WRITES} writes, none outside, every outcome true to the disk`,
+        async () => {
+          requireBwrap();
+          const summary = await runLinkRace(race, 'confined', WRITES, { unprivileged });
+          console.log(JSON.stringify({ race, unprivileged, counts: summary.counts }));
+          if (unprivileged) expect(summary.uid).toBe(65534);
+          expect(summary.confinement).toEqual({ confined: true, state: 'confined' });
+          expect(summary.calls).toBe(WRITES);
+          expect(summary.outside).toEqual([]);
+          expect(summary.lost).toEqual([]);
+          expect(summary.mismatches).toEqual([]);
+        },
+        LONG,
+      );
     }
   }
 });
@@ -32,11 +36,25 @@ describe('the link races, confined', () => {
 describe('the link races, unconfined (the test can fail)', () => {
   for (const race of ['planted', 'flipping'] as const) {
     // Unconfined, writes go on past WRITES (up to 5 × WRITES) until one lands outside.
-    it(`${race}: at least one write lands outside the sandbox`, async () => {
-      const summary = await runLinkRace(race, 'unconfined', WRITES, { untilEscape: true });
-      console.log(JSON.stringify({ race, unconfined: true, calls: summary.calls, outside: summary.outside.length, lies: summary.mismatches.length, escapeEvents: summary.escapeEvents, counts: summary.counts }));
-      expect(summary.confinement).toMatchObject({ confined: false, state: 'opted-out' });
-      expect(summary.outside.length).toBeGreaterThan(0);
-    }, LONG);
+    it(
+      `${race}: at least one write lands outside the sandbox`,
+      async () => {
+        const summary = await runLinkRace(race, 'unconfined', WRITES, { untilEscape: true });
+        console.log(
+          JSON.stringify({
+            race,
+            unconfined: true,
+            calls: summary.calls,
+            outside: summary.outside.length,
+            lies: summary.mismatches.length,
+            escapeEvents: summary.escapeEvents,
+            counts: summary.counts,
+          }),
+        );
+        expect(summary.confinement).toMatchObject({ confined: false, state: 'opted-out' });
+        expect(summary.outside.length).toBeGreaterThan(0);
+      },
+      LONG,
+    );
   }
 });

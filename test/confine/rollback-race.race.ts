@@ -24,7 +24,6 @@ afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-
 /** Rolls back until the outside file is gone or `limit` rollbacks, with the attacker running. */
 async function race(confined: boolean, limit: number): Promise<{ rollbacks: number; lost: boolean; outcomes: Record<string, number> }> {
   const work = mkdtempSync(join(tmpdir(), 'rollback-race-'));
@@ -54,21 +53,29 @@ async function race(confined: boolean, limit: number): Promise<{ rollbacks: numb
 }
 
 describe('rollback races: a directory swapped for a link to an outside folder', () => {
-  it('unconfined, a rollback deletes a file in that folder (the test can fail)', async () => {
-    requirePython();
-    const result = await race(false, 10_000);
-    console.log(JSON.stringify({ confined: false, ...result }));
-    expect(result.lost).toBe(true);
-  }, LONG);
+  it(
+    'unconfined, a rollback deletes a file in that folder (the test can fail)',
+    async () => {
+      requirePython();
+      const result = await race(false, 10_000);
+      console.log(JSON.stringify({ confined: false, ...result }));
+      expect(result.lost).toBe(true);
+    },
+    LONG,
+  );
 
-  it('confined, 1,000 rollbacks delete nothing outside', async () => {
-    requireBwrap();
-    requirePython();
-    const result = await race(true, 1_000);
-    console.log(JSON.stringify({ confined: true, ...result }));
-    expect(result.lost).toBe(false);
-    expect(result.rollbacks).toBe(1_000);
-    expect(unexpectedOutcomes(result.outcomes)).toEqual([]);
-    expect(result.outcomes.restored ?? 0).toBeGreaterThan(0);
-  }, LONG);
+  it(
+    'confined, 1,000 rollbacks delete nothing outside',
+    async () => {
+      requireBwrap();
+      requirePython();
+      const result = await race(true, 1_000);
+      console.log(JSON.stringify({ confined: true, ...result }));
+      expect(result.lost).toBe(false);
+      expect(result.rollbacks).toBe(1_000);
+      expect(unexpectedOutcomes(result.outcomes)).toEqual([]);
+      expect(result.outcomes.restored ?? 0).toBeGreaterThan(0);
+    },
+    LONG,
+  );
 });

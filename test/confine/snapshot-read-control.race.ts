@@ -11,16 +11,22 @@ const TRIES_PER_ROUND = 300;
 const ROUNDS = Number(process.env.CONFINE_CONTROL_ROUNDS ?? 10);
 
 describe('the snapshot read race, control', () => {
-  it(`a folder nobody denies is read through the link (up to ${ROUNDS} rounds of ${TRIES_PER_ROUND} diffs)`, async () => {
-    let [rounds, secret] = [0, 0];
-    while (secret === 0 && rounds < ROUNDS) {
-      rounds += 1;
-      await inSandbox(async ({ sandbox, base, project }) => {
-        const seen = await diffsUnderAttack(sandbox, base, secretFolder(project, 'not-denied'), 'f', TRIES_PER_ROUND, { untilSecret: true });
-        secret = seen.secret;
-      });
-    }
-    console.log(JSON.stringify({ control: 'snapshot-read', rounds, secret }));
-    expect(secret).toBeGreaterThan(0);
-  }, 30 * 60_000);
+  it(
+    `a folder nobody denies is read through the link (up to ${ROUNDS} rounds of ${TRIES_PER_ROUND} diffs)`,
+    async () => {
+      let [rounds, secret] = [0, 0];
+      while (secret === 0 && rounds < ROUNDS) {
+        rounds += 1;
+        await inSandbox(async ({ sandbox, base, project }) => {
+          const seen = await diffsUnderAttack(sandbox, base, secretFolder(project, 'not-denied'), 'f', TRIES_PER_ROUND, {
+            untilSecret: true,
+          });
+          secret = seen.secret;
+        });
+      }
+      console.log(JSON.stringify({ control: 'snapshot-read', rounds, secret }));
+      expect(secret).toBeGreaterThan(0);
+    },
+    30 * 60_000,
+  );
 });

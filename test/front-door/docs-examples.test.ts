@@ -115,7 +115,8 @@ describe('relative links of README.md and docs/*.md', () => {
       const [path = '', anchor] = target.split('#');
       const file = path === '' ? join(repoRoot, doc) : normalize(join(repoRoot, dirname(doc), path));
       if (!existsSync(file)) broken.push(`${doc}:${String(line)}: ${target} (no such file)`);
-      else if (anchor && file.endsWith('.md') && !anchorsOf(readFileSync(file, 'utf8')).has(anchor)) broken.push(`${doc}:${String(line)}: ${target} (no such heading)`);
+      else if (anchor && file.endsWith('.md') && !anchorsOf(readFileSync(file, 'utf8')).has(anchor))
+        broken.push(`${doc}:${String(line)}: ${target} (no such heading)`);
     }
     expect(broken).toEqual([]);
   });

@@ -6,7 +6,15 @@
  * (`npx tsc --noEmit -p .`).
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { EXECUTE_POLICIES, decideAccess, defineTool, type AccessRequest, type ExecutePolicy, type ServePolicy, type ServedExecutePolicy } from '../../src/index.js';
+import {
+  EXECUTE_POLICIES,
+  decideAccess,
+  defineTool,
+  type AccessRequest,
+  type ExecutePolicy,
+  type ServePolicy,
+  type ServedExecutePolicy,
+} from '../../src/index.js';
 
 const purge = defineTool({
   name: 'roster_purge',

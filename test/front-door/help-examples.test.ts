@@ -24,7 +24,11 @@ function words(example: string): string[] {
 
 async function agents(args: string[], cwd: string): Promise<{ code: number; output: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd, timeout: 60_000, env: { ...process.env, DOCS_TOKEN: 'x' } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
+      cwd,
+      timeout: 60_000,
+      env: { ...process.env, DOCS_TOKEN: 'x' },
+    });
     return { code: 0, output: stdout + stderr, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -35,7 +39,9 @@ async function agents(args: string[], cwd: string): Promise<{ code: number; outp
 const live = (example: string): boolean => example.includes('--watch') || example.startsWith('agents up ');
 const shipped = examples.filter((example) => example.includes('examples/agents.yaml'));
 const editing = ['init', 'tool', 'skill', 'actor'].flatMap((command) =>
-  examples.filter((example) => example.startsWith(`agents ${command} `) || example === `agents ${command}`).filter((e) => !e.includes('--file')),
+  examples
+    .filter((example) => example.startsWith(`agents ${command} `) || example === `agents ${command}`)
+    .filter((e) => !e.includes('--file')),
 );
 const work = mkdtempSync(join(tmpdir(), 'mcp-actors-help-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -51,21 +57,29 @@ describe("the help's examples", () => {
     expect(editing.length).toBeGreaterThanOrEqual(8);
   });
 
-  it.each(shipped.filter((example) => !live(example)))('%s exits 0 from the package root', async (example) => {
-    const result = await agents(words(example), installed);
-    expect(result.stderr).not.toMatch(/^error/m);
-    expect(result.code).toBe(0);
-  }, 90_000);
+  it.each(shipped.filter((example) => !live(example)))(
+    '%s exits 0 from the package root',
+    async (example) => {
+      const result = await agents(words(example), installed);
+      expect(result.stderr).not.toMatch(/^error/m);
+      expect(result.code).toBe(0);
+    },
+    90_000,
+  );
 
-  it.each(shipped.filter(live))('%s shows the servers RUNNING and ends with 130 on Ctrl+C', async (example) => {
-    const child = spawn(process.execPath, [bin, ...words(example)], { cwd: installed, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await waitUntil(() => / RUNNING pid \d+/.test(output), 'a RUNNING line', 60_000);
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-  }, 90_000);
+  it.each(shipped.filter(live))(
+    '%s shows the servers RUNNING and ends with 130 on Ctrl+C',
+    async (example) => {
+      const child = spawn(process.execPath, [bin, ...words(example)], { cwd: installed, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      await waitUntil(() => / RUNNING pid \d+/.test(output), 'a RUNNING line', 60_000);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+    },
+    90_000,
+  );
 
   it('the editing examples run in order on a fresh agents init file', async () => {
     // Dependents go before what they depend on when removing: actor, skill, then tool.

@@ -14,13 +14,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const allBlocks = [...readme.matchAll(/```(js|javascript|mjs)\n([\s\S]*?)```/g)]
-  .map((match, index) => ({
-    index,
-    line: readme.slice(0, match.index).split('\n').length,
-    code: match[2] ?? '',
-    marked: /<!-- example: examples\/[^ ]+\.mjs -->\n$/.test(readme.slice(0, match.index)),
-  }));
+const allBlocks = [...readme.matchAll(/```(js|javascript|mjs)\n([\s\S]*?)```/g)].map((match, index) => ({
+  index,
+  line: readme.slice(0, match.index).split('\n').length,
+  code: match[2] ?? '',
+  marked: /<!-- example: examples\/[^ ]+\.mjs -->\n$/.test(readme.slice(0, match.index)),
+}));
 const blocks = allBlocks.filter((block) => !block.marked);
 const folder = join(root, '.readme-run');
 
@@ -31,23 +30,29 @@ describe('README JavaScript examples', () => {
     expect(allBlocks.length).toBeGreaterThan(0);
   });
 
-  it.each(blocks)('the block at README.md:$line runs and exits 0', async ({ index, code }) => {
-    mkdirSync(folder, { recursive: true });
-    const file = join(folder, `example-${index}.mjs`);
-    writeFileSync(file, code);
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [file], { cwd: root, timeout: 60_000 });
-    expect(stderr).not.toMatch(/Error|Warning/);
-    expect(stdout.length).toBeGreaterThan(0);
-  }, 90_000);
+  it.each(blocks)(
+    'the block at README.md:$line runs and exits 0',
+    async ({ index, code }) => {
+      mkdirSync(folder, { recursive: true });
+      const file = join(folder, `example-${index}.mjs`);
+      writeFileSync(file, code);
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [file], { cwd: root, timeout: 60_000 });
+      expect(stderr).not.toMatch(/Error|Warning/);
+      expect(stdout.length).toBeGreaterThan(0);
+    },
+    90_000,
+  );
 });
 
 const examples = readdirSync(join(root, 'examples')).filter((name) => name.endsWith('.mjs'));
 /** What an example must print, beyond running: what it shows a reader. */
 const printed: Readonly<Record<string, RegExp>> = {
-  'embed-config.mjs': /files\/directory_tree \(read\)[\s\S]*it counts as writing because of [\s\S]*write_file: committed[\s\S]*after rollback: 0 changes/,
+  'embed-config.mjs':
+    /files\/directory_tree \(read\)[\s\S]*it counts as writing because of [\s\S]*write_file: committed[\s\S]*after rollback: 0 changes/,
   'embed-file.mjs': /files\/move_file \(execute\)[\s\S]*files\/move_file: committed/,
   'mcp-client.mjs': /RUNNING[\s\S]*Echo: hi[\s\S]*STOPPED/,
-  'domain-server.mjs': /in-process: committed \{"shifts":\[\{"date":"2026-01-05","who":"ana"\}\]\}\nover HTTP: \{"shifts":\[\{"date":"2026-01-05","who":"bo"\}\]\}/,
+  'domain-server.mjs':
+    /in-process: committed \{"shifts":\[\{"date":"2026-01-05","who":"ana"\}\]\}\nover HTTP: \{"shifts":\[\{"date":"2026-01-05","who":"bo"\}\]\}/,
 };
 
 describe('examples/*.mjs', () => {
@@ -55,9 +60,13 @@ describe('examples/*.mjs', () => {
     expect(examples).toContain('embed-config.mjs');
   });
 
-  it.each(examples)('examples/%s runs and exits 0', async (name) => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join('examples', name)], { cwd: root, timeout: 60_000 });
-    expect(stderr).not.toMatch(/Error|Warning/);
-    expect(stdout).toMatch(printed[name] ?? /./);
-  }, 90_000);
+  it.each(examples)(
+    'examples/%s runs and exits 0',
+    async (name) => {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [join('examples', name)], { cwd: root, timeout: 60_000 });
+      expect(stderr).not.toMatch(/Error|Warning/);
+      expect(stdout).toMatch(printed[name] ?? /./);
+    },
+    90_000,
+  );
 });

@@ -54,7 +54,10 @@ describe('approval', () => {
       config: {
         servers: { files: { command: process.execPath, args: [referenceServerPath('filesystem'), '${SANDBOX_ROOT}'], env } },
         skills: { editing: { mcp_servers: [{ server: 'files', include: ['write_file'] }] } },
-        actors: { asker: { skills: ['editing'], permissions: { execute: 'ask' } }, doer: { skills: ['editing'], permissions: { execute: 'allow' } } },
+        actors: {
+          asker: { skills: ['editing'], permissions: { execute: 'ask' } },
+          doer: { skills: ['editing'], permissions: { execute: 'allow' } },
+        },
       },
       approve: () => true,
       inspect: (event) => {
@@ -75,7 +78,8 @@ describe('approval', () => {
       expect(visited.get('asker')?.has('authorizing')).toBe(true);
       expect(visited.get('doer')?.has('authorizing')).toBe(false);
       // Both still take the sandbox's steps.
-      for (const actor of ['asker', 'doer']) expect([...(visited.get(actor) ?? [])]).toEqual(expect.arrayContaining(['checkpointing', 'invoking', 'done']));
+      for (const actor of ['asker', 'doer'])
+        expect([...(visited.get(actor) ?? [])]).toEqual(expect.arrayContaining(['checkpointing', 'invoking', 'done']));
     } finally {
       await runtime.shutdown();
     }

@@ -41,14 +41,19 @@ const callerRuntime = (env: Record<string, string>, options: { callTimeoutMs?: n
     ...options,
   });
 
-const text = (result: { content: readonly unknown[] } | undefined): string => String((result?.content[0] as { text?: unknown } | undefined)?.text);
+const text = (result: { content: readonly unknown[] } | undefined): string =>
+  String((result?.content[0] as { text?: unknown } | undefined)?.text);
 
 describe('whose call it is', () => {
   it('an actor’s call tells onElicit its own actor and tenant, whatever context surrounds the call', async () => {
     const http = closing(await startHttpMcpServer(), (server) => server.close());
     const elicited: RuntimeRequestContext[] = [];
     const runtime = await createRuntime({
-      config: { servers: { remote: { url: http.url } }, skills: { talk: { mcp_servers: ['remote'] } }, actors: { helper: { skills: ['talk'] } } },
+      config: {
+        servers: { remote: { url: http.url } },
+        skills: { talk: { mcp_servers: ['remote'] } },
+        actors: { helper: { skills: ['talk'] } },
+      },
       approve: () => true,
       onElicit: (_request, context) => {
         elicited.push(context);
@@ -67,12 +72,17 @@ describe('whose call it is', () => {
     const http = closing(await startHttpMcpServer(), (server) => server.close());
     const asked: ServerRequestContext[] = [];
     const mcp = closing(
-      new McpClient({ name: 'remote', url: http.url }, { onElicit: (_request, context) => (asked.push(context), { action: 'accept', content: { name: 'Ada' } }) }),
+      new McpClient(
+        { name: 'remote', url: http.url },
+        { onElicit: (_request, context) => (asked.push(context), { action: 'accept', content: { name: 'Ada' } }) },
+      ),
       (client) => client.dispose(),
     );
     await withCallContext({ actor: 'host-agent', tenant: 'acme' }, () => mcp.callTool('ask'));
     // And an explicit context on the call beats the surrounding one.
-    await withCallContext({ actor: 'host-agent', tenant: 'acme' }, () => mcp.callTool('ask', {}, { context: { actor: 'explicit', tenant: 'beta' } }));
+    await withCallContext({ actor: 'host-agent', tenant: 'acme' }, () =>
+      mcp.callTool('ask', {}, { context: { actor: 'explicit', tenant: 'beta' } }),
+    );
     expect(asked.map((context) => context.related)).toEqual([
       { actor: 'host-agent', tenant: 'acme' },
       { actor: 'explicit', tenant: 'beta' },

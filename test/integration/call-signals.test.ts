@@ -64,7 +64,8 @@ function wireLog(): { path: string; counts: () => Record<string, number> } {
 }
 
 const abortListeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
-const text = (result: { content: readonly unknown[] } | undefined): string => String((result?.content[0] as { text?: unknown } | undefined)?.text);
+const text = (result: { content: readonly unknown[] } | undefined): string =>
+  String((result?.content[0] as { text?: unknown } | undefined)?.text);
 
 function runtimeConfig(wirePath: string) {
   const pidLog = process.env.MCP_ACTORS_PID_LOG;
@@ -108,7 +109,8 @@ describe('per-call signals over the real stdio fixture', () => {
       let next = 0;
       await Promise.all(
         Array.from({ length: 16 }, async () => {
-          for (let i = next++; i < 1_000; i = next++) expect(text((await actor.call('fixture/echo', { message: `c${i}` })).result)).toBe(`c${i}`);
+          for (let i = next++; i < 1_000; i = next++)
+            expect(text((await actor.call('fixture/echo', { message: `c${i}` })).result)).toBe(`c${i}`);
         }),
       );
       expect(open()).toBe(0);
@@ -210,4 +212,3 @@ describe('per-call signals over the real stdio fixture', () => {
     for (const outcome of outcomes) expect(outcome.error?.message).toContain('300 ms');
   }, 60_000);
 });
-

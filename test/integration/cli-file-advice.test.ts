@@ -20,7 +20,10 @@ const failing = (maxRestarts: number): unknown => ({
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cli-file-advice-'));
-  for (const [file, maxRestarts] of [['leak.yaml', 0], ['twice.yaml', 3]] as const) {
+  for (const [file, maxRestarts] of [
+    ['leak.yaml', 0],
+    ['twice.yaml', 3],
+  ] as const) {
     writeFileSync(
       join(dir, file),
       stringify({
@@ -44,7 +47,9 @@ describe('the advice after a server does not start', () => {
   it('names the --file the operator gave when the start failed twice the same way', async () => {
     const result = await runAgents(['call', 'helper', 'db/query', '--file', 'twice.yaml'], { cwd: dir, timeoutMs: 20_000 });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Fix the server's command, args, env or cwd under servers.db in twice.yaml, then run the command again.");
+    expect(result.stderr).toContain(
+      "Fix the server's command, args, env or cwd under servers.db in twice.yaml, then run the command again.",
+    );
     expect(result.stderr).not.toContain('agents.yaml');
   });
 });

@@ -56,7 +56,9 @@ describe('agents, in operator words', () => {
   it('stops waiting when a start fails twice with the same error, and says what to fix in agents.yaml', async () => {
     const result = await agents(['status', 'stuck']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('server "broken" failed to start twice with the same error, which looks permanent, so agents stopped waiting');
+    expect(result.stderr).toContain(
+      'server "broken" failed to start twice with the same error, which looks permanent, so agents stopped waiting',
+    );
     expect(result.stderr).toContain('exited with code 3');
     expect(result.stderr).toContain('under servers.broken in agents.yaml');
     expect(result.stderr).not.toMatch(/start\(\)|reconnect\(\)/);
@@ -93,13 +95,17 @@ describe('an unset ${VAR} is needed only by the server that uses it', () => {
   it('fails an actor that needs the server, naming the server and the variable', async () => {
     const result = await run(['tools', 'searcher']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('server "brave" needs MCP_ACTORS_TEST_BRAVE_API_KEY, which is not set in the environment (servers.brave.env.BRAVE_API_KEY at agents.yaml:');
+    expect(result.stderr).toContain(
+      'server "brave" needs MCP_ACTORS_TEST_BRAVE_API_KEY, which is not set in the environment (servers.brave.env.BRAVE_API_KEY at agents.yaml:',
+    );
   });
 
   it('validate warns per server, and --strict refuses the file', async () => {
     const loose = await run(['validate']);
     expect(loose.code).toBe(0);
-    expect(loose.stderr).toMatch(/^warning: servers\.brave\.env\.BRAVE_API_KEY: .*MCP_ACTORS_TEST_BRAVE_API_KEY is not set in the environment — server "brave" cannot start without it/);
+    expect(loose.stderr).toMatch(
+      /^warning: servers\.brave\.env\.BRAVE_API_KEY: .*MCP_ACTORS_TEST_BRAVE_API_KEY is not set in the environment — server "brave" cannot start without it/,
+    );
     const strict = await run(['validate', '--strict']);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toContain('server "brave" cannot start without it');
@@ -117,7 +123,9 @@ describe('agents tool add --check with the runtime placeholders', () => {
     const result = await runAgents(args, { cwd: project.dir, timeoutMs: 60_000 });
     expect(result.stderr).not.toContain('error');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/server "files" started \(\$\{SANDBOX_ROOT\} was a throwaway folder, now removed\) and lists \d+ tools: .*read_text_file/);
+    expect(result.stdout).toMatch(
+      /server "files" started \(\$\{SANDBOX_ROOT\} was a throwaway folder, now removed\) and lists \d+ tools: .*read_text_file/,
+    );
     expect(readFileSync(join(project.dir, 'agents.yaml'), 'utf8')).toContain('${SANDBOX_ROOT}');
     expect([...checkFolders()].filter((name) => !before.has(name))).toEqual([]);
   });

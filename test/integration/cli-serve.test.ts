@@ -13,7 +13,8 @@ const agents = fileURLToPath(new URL('../../bin/agents.mjs', import.meta.url));
 const roster = fileURLToPath(new URL('../support/roster-module.mjs', import.meta.url));
 
 beforeAll(() => {
-  if (!existsSync(fileURLToPath(new URL('../../dist/index.js', import.meta.url)))) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  if (!existsSync(fileURLToPath(new URL('../../dist/index.js', import.meta.url))))
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 }, 120_000);
 
 const clients: McpClient[] = [];
@@ -30,7 +31,9 @@ describe('agents serve', () => {
   });
 
   it('serves a module over HTTP in single-tenant mode, says so, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [agents, 'serve', `${roster}#roster`, 'http', '--tenant', 'globex'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [agents, 'serve', `${roster}#roster`, 'http', '--tenant', 'globex'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -50,7 +53,11 @@ describe('agents serve', () => {
   it('refuses a module export that is not a domain server, and stdio without a tenant', () => {
     const run = (args: string[], env: Record<string, string> = {}) => {
       try {
-        execFileSync(process.execPath, [agents, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...env } });
+        execFileSync(process.execPath, [agents, ...args], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { PATH: process.env.PATH ?? '', ...env },
+        });
         return { code: 0, stderr: '' };
       } catch (error) {
         const failed = error as { status: number; stderr: string };

@@ -22,7 +22,11 @@ describe('agents status --watch --inspect', () => {
     const { child, exited } = agents;
     const output = (): string => agents.output();
     try {
-      await waitUntil(() => /Stately inspector: http:\/\/127\.0\.0\.1:\d+/.test(output()) && /fixture@local RUNNING pid \d+/.test(output()), 'the URL and a RUNNING line', 20_000);
+      await waitUntil(
+        () => /Stately inspector: http:\/\/127\.0\.0\.1:\d+/.test(output()) && /fixture@local RUNNING pid \d+/.test(output()),
+        'the URL and a RUNNING line',
+        20_000,
+      );
       const out = output();
       expect(out.match(/Stately inspector: /g)).toHaveLength(1);
       const port = Number(/Stately inspector: http:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1]);

@@ -15,7 +15,8 @@ import { expectAllGone } from '../support/processes.js';
 const projects: string[] = [];
 
 beforeAll(() => {
-  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+  if (!existsSync(join(repoRoot, 'dist/cli/main.js')))
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
 });
 const cli = agentsProject(
   'mcp-actors-cli-',
@@ -35,7 +36,9 @@ const cli = agentsProject(
   }),
   () => ({
     'broken.yaml': 'servers:\n  fixture:\n    comand: node\nactors:\n  helper:\n    skills: [nope]\n',
-    'claude_desktop_config.json': JSON.stringify({ mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { TOKEN: '${MEMORY_TOKEN}' } } } }),
+    'claude_desktop_config.json': JSON.stringify({
+      mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { TOKEN: '${MEMORY_TOKEN}' } } },
+    }),
   }),
 );
 
@@ -121,7 +124,17 @@ describe('agents (the CLI)', () => {
   it('writes in a sandbox and prints the diff; the host changes only with --apply', async () => {
     const project = createGitProject({ 'NOTES.md': 'hello\n' });
     projects.push(project);
-    const args = ['call', 'editor', 'files/write_file', '{"path":"NOTES.md","content":"changed\\n"}', '--tenant', 'acme', '--sandbox', project, '--yes'];
+    const args = [
+      'call',
+      'editor',
+      'files/write_file',
+      '{"path":"NOTES.md","content":"changed\\n"}',
+      '--tenant',
+      'acme',
+      '--sandbox',
+      project,
+      '--yes',
+    ];
 
     const dry = await agents(args);
     expect(dry.code).toBe(0);
@@ -147,7 +160,10 @@ describe('agents (the CLI)', () => {
   });
 
   it.runIf(process.platform === 'linux')('stops every server and exits 130 on Ctrl+C (SIGINT) while waiting for an answer', async () => {
-    const child = spawn(process.execPath, [agentsBin, 'call', 'helper', 'fixture/echo', '{"message":"x"}', '--tenant', 'acme'], { cwd: cli.dir, env: process.env });
+    const child = spawn(process.execPath, [agentsBin, 'call', 'helper', 'fixture/echo', '{"message":"x"}', '--tenant', 'acme'], {
+      cwd: cli.dir,
+      env: process.env,
+    });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
@@ -170,6 +186,10 @@ describe('agents (the CLI)', () => {
 
   it('exits 2 with a suggestion for an unknown command', async () => {
     const result = await agents(['valdate']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: unknown command "valdate"; did you mean "validate"? (agents --help lists the commands)\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: unknown command "valdate"; did you mean "validate"? (agents --help lists the commands)\n',
+    });
   });
 });

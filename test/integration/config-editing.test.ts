@@ -16,7 +16,8 @@ let base: string;
 let dir: string;
 let seq = 0;
 
-const agents = (args: readonly string[], env: Record<string, string> = {}): Promise<AgentsRun> => runAgents(args, { cwd: dir, timeoutMs: 20_000, env });
+const agents = (args: readonly string[], env: Record<string, string> = {}): Promise<AgentsRun> =>
+  runAgents(args, { cwd: dir, timeoutMs: 20_000, env });
 
 const file = (): string => join(dir, 'agents.yaml');
 const read = (): string => readFileSync(file(), 'utf8');
@@ -47,7 +48,8 @@ actors:
 `;
 
 beforeAll(() => {
-  if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+  if (!existsSync(join(repoRoot, 'dist/cli/main.js')))
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
   base = mkdtempSync(join(tmpdir(), 'mcp-actors-edit-'));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -60,13 +62,60 @@ beforeEach(() => {
 
 describe('agents tool|skill|actor add and remove keep the rest of the file byte for byte', () => {
   it('adds a server, a skill and an actor, each spliced in after the last entry of its section', async () => {
-    expect(await agents(['tool', 'add', 'memory', '--command', 'npx', '--arg', '-y', '--arg', '@modelcontextprotocol/server-memory', '--env', 'API_KEY=${API_KEY}'])).toEqual({
+    expect(
+      await agents([
+        'tool',
+        'add',
+        'memory',
+        '--command',
+        'npx',
+        '--arg',
+        '-y',
+        '--arg',
+        '@modelcontextprotocol/server-memory',
+        '--env',
+        'API_KEY=${API_KEY}',
+      ]),
+    ).toEqual({
       code: 0,
       stdout: 'added server "memory" to agents.yaml\n',
       stderr: '',
     });
-    expect((await agents(['skill', 'add', 'notes', '--server', 'memory', '--include', 'read_*', '--exclude', 'read_secret', '--override', 'read_graph:read_only', '--required'])).code).toBe(0);
-    expect((await agents(['actor', 'add', 'scribe', '--skill', 'notes', '--skill', 'ops', '--execute', 'deny', '--description', 'Writes things down'])).code).toBe(0);
+    expect(
+      (
+        await agents([
+          'skill',
+          'add',
+          'notes',
+          '--server',
+          'memory',
+          '--include',
+          'read_*',
+          '--exclude',
+          'read_secret',
+          '--override',
+          'read_graph:read_only',
+          '--required',
+        ])
+      ).code,
+    ).toBe(0);
+    expect(
+      (
+        await agents([
+          'actor',
+          'add',
+          'scribe',
+          '--skill',
+          'notes',
+          '--skill',
+          'ops',
+          '--execute',
+          'deny',
+          '--description',
+          'Writes things down',
+        ])
+      ).code,
+    ).toBe(0);
     const expected = HAND_WRITTEN.replace(
       '  remote: { url: "http://127.0.0.1:9/mcp" }\n',
       '  remote: { url: "http://127.0.0.1:9/mcp" }\n  memory:\n    command: npx\n    args:\n      - -y\n      - "@modelcontextprotocol/server-memory"\n    env:\n      API_KEY: ${API_KEY}\n',
@@ -81,8 +130,18 @@ describe('agents tool|skill|actor add and remove keep the rest of the file byte 
       );
     expect(read()).toBe(expected);
     const config = await loadAgentsFile(file(), { env: { API_KEY: 'k' } });
-    expect(config.servers.memory).toMatchObject({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { API_KEY: 'k' }, cwd: dir });
-    expect(config.skills.notes?.mcpServers[0]).toMatchObject({ server: 'memory', include: ['read_*'], exclude: ['read_secret'], required: true });
+    expect(config.servers.memory).toMatchObject({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+      env: { API_KEY: 'k' },
+      cwd: dir,
+    });
+    expect(config.skills.notes?.mcpServers[0]).toMatchObject({
+      server: 'memory',
+      include: ['read_*'],
+      exclude: ['read_secret'],
+      required: true,
+    });
     expect(config.actors.scribe?.permissions.execute).toBe('deny');
 
     // Removing them again gives back the person's file exactly.
@@ -93,10 +152,26 @@ describe('agents tool|skill|actor add and remove keep the rest of the file byte 
   });
 
   it('adds a remote server with headers, and lists servers, skills and actors (also as JSON)', async () => {
-    expect((await agents(['tool', 'add', 'docs', '--url', 'http://127.0.0.1:3000/mcp', '--header', 'Authorization=Bearer ${DOCS_TOKEN}', '--transport', 'sse'])).code).toBe(0);
+    expect(
+      (
+        await agents([
+          'tool',
+          'add',
+          'docs',
+          '--url',
+          'http://127.0.0.1:3000/mcp',
+          '--header',
+          'Authorization=Bearer ${DOCS_TOKEN}',
+          '--transport',
+          'sse',
+        ])
+      ).code,
+    ).toBe(0);
     const list = await agents(['tool', 'list']);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^fixture +stdio +node \.\/srv\.mjs +skills: ops, web\nremote +streamable-http +http:\/\/127\.0\.0\.1:9\/mcp +skills: web\ndocs +sse +http:\/\/127\.0\.0\.1:3000\/mcp +no skill\n$/);
+    expect(list.stdout).toMatch(
+      /^fixture +stdio +node \.\/srv\.mjs +skills: ops, web\nremote +streamable-http +http:\/\/127\.0\.0\.1:9\/mcp +skills: web\ndocs +sse +http:\/\/127\.0\.0\.1:3000\/mcp +no skill\n$/,
+    );
     expect(JSON.parse((await agents(['tool', 'list', '--json'])).stdout)).toEqual({
       servers: [
         { name: 'fixture', transport: 'stdio', target: 'node ./srv.mjs', skills: ['ops', 'web'] },
@@ -104,9 +179,18 @@ describe('agents tool|skill|actor add and remove keep the rest of the file byte 
         { name: 'docs', transport: 'sse', target: 'http://127.0.0.1:3000/mcp', skills: [] },
       ],
     });
-    expect(JSON.parse((await agents(['skill', 'list', '--json'])).stdout)).toEqual({ skills: [{ name: 'ops', servers: ['fixture'] }, { name: 'web', servers: ['fixture', 'remote'] }] });
-    expect(JSON.parse((await agents(['actor', 'list', '--json'])).stdout)).toEqual({ actors: [{ name: 'helper', skills: ['ops'], execute: 'allow' }] });
-    expect(read()).toContain('  docs:\n    transport: sse\n    url: http://127.0.0.1:3000/mcp\n    headers:\n      Authorization: Bearer ${DOCS_TOKEN}\n');
+    expect(JSON.parse((await agents(['skill', 'list', '--json'])).stdout)).toEqual({
+      skills: [
+        { name: 'ops', servers: ['fixture'] },
+        { name: 'web', servers: ['fixture', 'remote'] },
+      ],
+    });
+    expect(JSON.parse((await agents(['actor', 'list', '--json'])).stdout)).toEqual({
+      actors: [{ name: 'helper', skills: ['ops'], execute: 'allow' }],
+    });
+    expect(read()).toContain(
+      '  docs:\n    transport: sse\n    url: http://127.0.0.1:3000/mcp\n    headers:\n      Authorization: Bearer ${DOCS_TOKEN}\n',
+    );
   });
 
   it('refuses to remove a server a skill uses; --force unlinks it and says from what', async () => {
@@ -114,11 +198,14 @@ describe('agents tool|skill|actor add and remove keep the rest of the file byte 
     expect(refused).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'error [INVALID_ARGUMENT]: server "fixture" is used by skills ops, web; remove it there first, or run again with --force to unlink it\n',
+      stderr:
+        'error [INVALID_ARGUMENT]: server "fixture" is used by skills ops, web; remove it there first, or run again with --force to unlink it\n',
     });
     expect(read()).toBe(HAND_WRITTEN);
     const forced = await agents(['tool', 'remove', 'fixture', '--force']);
-    expect(forced.stdout).toBe('removed server "fixture" from agents.yaml; unlinked it from skills ops, web; dropped its overrides fixture/echo\n');
+    expect(forced.stdout).toBe(
+      'removed server "fixture" from agents.yaml; unlinked it from skills ops, web; dropped its overrides fixture/echo\n',
+    );
     expect(read()).toBe(
       HAND_WRITTEN.replace('  fixture:\n    command: node   # aligned comment\n    args: [ "./srv.mjs" ]\n', '')
         .replace('    mcp_servers:\n      - fixture     # every tool\n', '    mcp_servers: []\n')
@@ -129,8 +216,12 @@ describe('agents tool|skill|actor add and remove keep the rest of the file byte 
   });
 
   it('refuses to remove a skill an actor uses unless --force', async () => {
-    expect((await agents(['skill', 'remove', 'ops'])).stderr).toBe('error [INVALID_ARGUMENT]: skill "ops" is used by actor helper; remove it there first, or run again with --force to unlink it\n');
-    expect((await agents(['skill', 'remove', 'ops', '--force'])).stdout).toBe('removed skill "ops" from agents.yaml; unlinked it from actor helper\n');
+    expect((await agents(['skill', 'remove', 'ops'])).stderr).toBe(
+      'error [INVALID_ARGUMENT]: skill "ops" is used by actor helper; remove it there first, or run again with --force to unlink it\n',
+    );
+    expect((await agents(['skill', 'remove', 'ops', '--force'])).stdout).toBe(
+      'removed skill "ops" from agents.yaml; unlinked it from actor helper\n',
+    );
     expect(read()).toContain('  helper:\n      skills: []\n      permissions: { execute: allow }\n');
   });
 });
@@ -154,22 +245,72 @@ describe('every mistake is one line, exit 2 (the command line) or 1 (the file), 
   const cases: [string, readonly string[], 1 | 2, RegExp][] = [
     ['an unknown flag', ['tool', 'add', 'x', '--command', 'node', '--bogus'], 2, /^error: unknown flag --bogus for agents tool add/],
     ['a bad --env', ['tool', 'add', 'x', '--command', 'node', '--env', 'NOVALUE'], 2, /^error: --env needs NAME=value, got "NOVALUE"/],
-    ['both --command and --url', ['tool', 'add', 'x', '--command', 'node', '--url', 'http://127.0.0.1:1/'], 2, /needs --command <program> .* or --url <url> .*, not both/],
-    ['neither --command nor --url', ['tool', 'add', 'x'], 2, /^error: agents tool add needs --command <program> \(a local server\) or --url <url> \(a remote one\)$/m],
-    ['a program that does not exist', ['tool', 'add', 'x', '--command', './no-such-program'], 1, /^error \[CONFIG_INVALID\]: nothing was written: servers\.x\.command: \S+no-such-program does not exist/],
+    [
+      'both --command and --url',
+      ['tool', 'add', 'x', '--command', 'node', '--url', 'http://127.0.0.1:1/'],
+      2,
+      /needs --command <program> .* or --url <url> .*, not both/,
+    ],
+    [
+      'neither --command nor --url',
+      ['tool', 'add', 'x'],
+      2,
+      /^error: agents tool add needs --command <program> \(a local server\) or --url <url> \(a remote one\)$/m,
+    ],
+    [
+      'a program that does not exist',
+      ['tool', 'add', 'x', '--command', './no-such-program'],
+      1,
+      /^error \[CONFIG_INVALID\]: nothing was written: servers\.x\.command: \S+no-such-program does not exist/,
+    ],
     ['--arg with --url', ['tool', 'add', 'x', '--url', 'http://127.0.0.1:1/', '--arg', 'a'], 2, /^error: --arg is for a local server/],
     ['a bad server name', ['tool', 'add', 'has space', '--command', 'node'], 2, /^error: server name "has space" is not valid/],
-    ['a name that exists', ['tool', 'add', 'fixture', '--command', 'node'], 1, /^error \[DUPLICATE_NAME\]: server "fixture" is already in agents\.yaml/],
+    [
+      'a name that exists',
+      ['tool', 'add', 'fixture', '--command', 'node'],
+      1,
+      /^error \[DUPLICATE_NAME\]: server "fixture" is already in agents\.yaml/,
+    ],
     ['a bad url', ['tool', 'add', 'x', '--url', 'ftp://example'], 1, /^error \[CONFIG_INVALID\]: nothing was written: servers\.x\.url: /],
-    ['an unknown transport', ['tool', 'add', 'x', '--command', 'node', '--transport', 'pigeon'], 1, /^error \[CONFIG_INVALID\]: nothing was written: servers\.x\.transport: /],
-    ['an unknown server in a skill', ['skill', 'add', 's', '--server', 'fixtrue'], 1, /^error \[NOT_FOUND\]: server "fixtrue" is not in agents\.yaml; did you mean "fixture"\?/],
+    [
+      'an unknown transport',
+      ['tool', 'add', 'x', '--command', 'node', '--transport', 'pigeon'],
+      1,
+      /^error \[CONFIG_INVALID\]: nothing was written: servers\.x\.transport: /,
+    ],
+    [
+      'an unknown server in a skill',
+      ['skill', 'add', 's', '--server', 'fixtrue'],
+      1,
+      /^error \[NOT_FOUND\]: server "fixtrue" is not in agents\.yaml; did you mean "fixture"\?/,
+    ],
     ['a skill without --server', ['skill', 'add', 's'], 2, /^error: agents skill add needs --server <server>/],
-    ['a bad --override', ['skill', 'add', 's', '--server', 'fixture', '--override', 'echo:sometimes'], 2, /^error: --override needs TOOL:read_only\|writes\|destructive/],
-    ['an override include leaves out', ['skill', 'add', 's', '--server', 'fixture', '--include', 'a*', '--override', 'echo:writes'], 1, /nothing was written: skills\.s\.mcp_servers\.0\.overrides\.echo: overrides tool "echo", which include does not match/],
+    [
+      'a bad --override',
+      ['skill', 'add', 's', '--server', 'fixture', '--override', 'echo:sometimes'],
+      2,
+      /^error: --override needs TOOL:read_only\|writes\|destructive/,
+    ],
+    [
+      'an override include leaves out',
+      ['skill', 'add', 's', '--server', 'fixture', '--include', 'a*', '--override', 'echo:writes'],
+      1,
+      /nothing was written: skills\.s\.mcp_servers\.0\.overrides\.echo: overrides tool "echo", which include does not match/,
+    ],
     ['a skill that exists', ['skill', 'add', 'ops', '--server', 'fixture'], 1, /^error \[DUPLICATE_NAME\]: skill "ops" is already/],
-    ['an unknown skill in an actor', ['actor', 'add', 'a', '--skill', 'opz'], 1, /^error \[NOT_FOUND\]: skill "opz" is not in agents\.yaml; did you mean "ops"\?/],
+    [
+      'an unknown skill in an actor',
+      ['actor', 'add', 'a', '--skill', 'opz'],
+      1,
+      /^error \[NOT_FOUND\]: skill "opz" is not in agents\.yaml; did you mean "ops"\?/,
+    ],
     ['a bad --execute', ['actor', 'add', 'a', '--execute', 'maybe'], 2, /^error: --execute must be one of allow, ask, deny/],
-    ['removing what is not there', ['tool', 'remove', 'fixtur'], 1, /^error \[NOT_FOUND\]: server "fixtur" is not in agents\.yaml; did you mean "fixture"\?/],
+    [
+      'removing what is not there',
+      ['tool', 'remove', 'fixtur'],
+      1,
+      /^error \[NOT_FOUND\]: server "fixtur" is not in agents\.yaml; did you mean "fixture"\?/,
+    ],
     ['an unknown subcommand', ['tool', 'ad', 'x'], 2, /^error: unknown subcommand "tool ad"; did you mean "tool add"\?/],
     ['a missing name', ['actor', 'remove'], 2, /^error: agents actor remove <name>: <name> is missing/],
     ['init over a file', ['init'], 1, /^error \[DUPLICATE_NAME\]: agents\.yaml exists already/],
@@ -240,7 +381,10 @@ describe('writes are atomic and refuse a concurrent edit', () => {
   });
 
   it('a kill -9 at 50 random moments of an edit leaves the old file or the new one, each whole', async () => {
-    const after = HAND_WRITTEN.replace('  remote: { url: "http://127.0.0.1:9/mcp" }\n', '  remote: { url: "http://127.0.0.1:9/mcp" }\n  memory:\n    command: npx\n');
+    const after = HAND_WRITTEN.replace(
+      '  remote: { url: "http://127.0.0.1:9/mcp" }\n',
+      '  remote: { url: "http://127.0.0.1:9/mcp" }\n  memory:\n    command: npx\n',
+    );
     // How long one edit takes here with five running at once, so the kills spread over its whole life.
     const lives = await Promise.all(
       [0, 1, 2, 3, 4].map(async (index) => {
@@ -248,7 +392,9 @@ describe('writes are atomic and refuse a concurrent edit', () => {
         execFileSync('mkdir', ['-p', folder]);
         writeFileSync(join(folder, 'agents.yaml'), HAND_WRITTEN);
         const started = Date.now();
-        await new Promise((resolve) => execFile(process.execPath, [agentsBin, 'tool', 'add', 'memory', '--command', 'npx'], { cwd: folder }, resolve));
+        await new Promise((resolve) =>
+          execFile(process.execPath, [agentsBin, 'tool', 'add', 'memory', '--command', 'npx'], { cwd: folder }, resolve),
+        );
         expect(readFileSync(join(folder, 'agents.yaml'), 'utf8')).toBe(after);
         return Date.now() - started;
       }),
@@ -274,7 +420,9 @@ describe('writes are atomic and refuse a concurrent edit', () => {
     };
     await Promise.all([0, 1, 2, 3, 4].map(lane));
     expect(outcomes.old + outcomes.new).toBe(50);
-    console.info(`kill -9 at 50 random moments: ${outcomes.old} left the old file, ${outcomes.new} the new one (one edit ~${lifeMs} ms here)`);
+    console.info(
+      `kill -9 at 50 random moments: ${outcomes.old} left the old file, ${outcomes.new} the new one (one edit ~${lifeMs} ms here)`,
+    );
   }, 240_000);
 });
 
@@ -300,7 +448,11 @@ describe('agents init', () => {
 describe('agents import merges into the file', () => {
   const CLAUDE = {
     mcpServers: {
-      github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_abc123secret', LOG_LEVEL: 'debug' } },
+      github: {
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-github'],
+        env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_abc123secret', LOG_LEVEL: 'debug' },
+      },
       linear: { url: 'https://mcp.linear.app/mcp', headers: { Authorization: 'Bearer lin_api_XYZsecret' } },
       memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_TOKEN: '${MEMORY_TOKEN}' } },
       old: { command: 'npx', disabled: true },
@@ -332,9 +484,13 @@ describe('agents import merges into the file', () => {
     expect(text).toContain(
       '  remote: { url: "http://127.0.0.1:9/mcp" }\n  github:\n    command: npx\n    args:\n      - -y\n      - "@modelcontextprotocol/server-github"\n    env:\n      GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_PERSONAL_ACCESS_TOKEN}\n      LOG_LEVEL: debug\n',
     );
-    expect(text).toContain('  linear:\n    url: https://mcp.linear.app/mcp\n    headers:\n      Authorization: Bearer ${LINEAR_AUTHORIZATION}\n');
+    expect(text).toContain(
+      '  linear:\n    url: https://mcp.linear.app/mcp\n    headers:\n      Authorization: Bearer ${LINEAR_AUTHORIZATION}\n',
+    );
     expect(text.endsWith(HAND_WRITTEN.slice(HAND_WRITTEN.indexOf('\n# overrides')))).toBe(true);
-    const config = await loadAgentsFile(file(), { env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_abc123secret', LINEAR_AUTHORIZATION: 'lin_api_XYZsecret', MEMORY_TOKEN: 'm' } });
+    const config = await loadAgentsFile(file(), {
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_abc123secret', LINEAR_AUTHORIZATION: 'lin_api_XYZsecret', MEMORY_TOKEN: 'm' },
+    });
     expect(config.servers.linear?.headers).toEqual({ Authorization: 'Bearer lin_api_XYZsecret' });
     expect(config.servers.memory?.env).toEqual({ MEMORY_TOKEN: 'm' });
   });
@@ -359,16 +515,33 @@ describe('agents import merges into the file', () => {
     writeJson('.mcp.json', { mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } });
     const result = await agents(['import', '.mcp.json', '--into', 'team.yaml']);
     expect(result.code).toBe(0);
-    expect(readFileSync(join(dir, 'team.yaml'), 'utf8')).toBe('servers:\n  memory:\n    command: npx\n    args:\n      - -y\n      - "@modelcontextprotocol/server-memory"\n');
+    expect(readFileSync(join(dir, 'team.yaml'), 'utf8')).toBe(
+      'servers:\n  memory:\n    command: npx\n    args:\n      - -y\n      - "@modelcontextprotocol/server-memory"\n',
+    );
     expect(read()).toBe(HAND_WRITTEN);
   });
 });
 
 describe('literal secrets never land in agents.yaml', () => {
   it('tool add writes a secret-looking --env or --header as ${VAR}, without reusing a name the file references, and prints the export line', async () => {
-    writeFileSync(file(), HAND_WRITTEN.replace('    args: [ "./srv.mjs" ]\n', '    args: [ "./srv.mjs" ]\n    env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" }\n'));
+    writeFileSync(
+      file(),
+      HAND_WRITTEN.replace('    args: [ "./srv.mjs" ]\n', '    args: [ "./srv.mjs" ]\n    env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" }\n'),
+    );
     const before = read();
-    const stdio = await agents(['tool', 'add', 'gh', '--command', 'node', '--arg', './gh.mjs', '--env', 'GITHUB_TOKEN=ghp_abc123secret', '--env', 'LOG_LEVEL=debug']);
+    const stdio = await agents([
+      'tool',
+      'add',
+      'gh',
+      '--command',
+      'node',
+      '--arg',
+      './gh.mjs',
+      '--env',
+      'GITHUB_TOKEN=ghp_abc123secret',
+      '--env',
+      'LOG_LEVEL=debug',
+    ]);
     expect(stdio).toEqual({
       code: 0,
       stdout: [
@@ -379,7 +552,17 @@ describe('literal secrets never land in agents.yaml', () => {
       ].join('\n'),
       stderr: '',
     });
-    const remote = await agents(['tool', 'add', 'docs', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization=Bearer lin_api_XYZsecret', '--header', 'X-Trace=on']);
+    const remote = await agents([
+      'tool',
+      'add',
+      'docs',
+      '--url',
+      'http://127.0.0.1:9/mcp',
+      '--header',
+      'Authorization=Bearer lin_api_XYZsecret',
+      '--header',
+      'X-Trace=on',
+    ]);
     expect(remote.code).toBe(0);
     expect(remote.stdout).toContain("export DOCS_AUTHORIZATION='lin_api_XYZsecret'");
     const text = read();
@@ -387,7 +570,9 @@ describe('literal secrets never land in agents.yaml', () => {
     expect(text).not.toContain('lin_api_XYZsecret');
     // Only the new entries were added: the file before them is there byte for byte.
     expect(text.startsWith(before.slice(0, before.indexOf('\n# overrides')))).toBe(true);
-    const config = await loadAgentsFile(file(), { env: { GITHUB_TOKEN: 'theirs', GH_GITHUB_TOKEN: 'ghp_abc123secret', DOCS_AUTHORIZATION: 'lin_api_XYZsecret' } });
+    const config = await loadAgentsFile(file(), {
+      env: { GITHUB_TOKEN: 'theirs', GH_GITHUB_TOKEN: 'ghp_abc123secret', DOCS_AUTHORIZATION: 'lin_api_XYZsecret' },
+    });
     expect(config.servers.fixture?.env).toEqual({ GITHUB_TOKEN: 'theirs' });
     expect(config.servers.gh?.env).toEqual({ GITHUB_TOKEN: 'ghp_abc123secret', LOG_LEVEL: 'debug' });
     expect(config.servers.docs?.headers).toEqual({ Authorization: 'Bearer lin_api_XYZsecret', 'X-Trace': 'on' });
@@ -400,8 +585,17 @@ describe('literal secrets never land in agents.yaml', () => {
   });
 
   it('import does not reuse a variable the file already references for a server it keeps', async () => {
-    writeFileSync(file(), HAND_WRITTEN.replace('    args: [ "./srv.mjs" ]\n', '    args: [ "./srv.mjs" ]\n    env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_PERSONAL_ACCESS_TOKEN}" }\n'));
-    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { github: { command: 'npx', env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_other' } } } }));
+    writeFileSync(
+      file(),
+      HAND_WRITTEN.replace(
+        '    args: [ "./srv.mjs" ]\n',
+        '    args: [ "./srv.mjs" ]\n    env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_PERSONAL_ACCESS_TOKEN}" }\n',
+      ),
+    );
+    writeFileSync(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { github: { command: 'npx', env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_other' } } } }),
+    );
     const result = await agents(['import', 'mcp.json']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("export GITHUB_GITHUB_PERSONAL_ACCESS_TOKEN='ghp_other'");

@@ -17,7 +17,10 @@ import { requireBwrap } from '../support/run-link-race.js';
 let project: string;
 let runtime: Runtime | undefined; // unset in afterAll when beforeAll failed before it
 let sandbox: Sandbox;
-let call: (tool: string, args: Record<string, unknown>) => Promise<{ status: string; text: string; changes: readonly { path: string; kind: string }[] }>;
+let call: (
+  tool: string,
+  args: Record<string, unknown>,
+) => Promise<{ status: string; text: string; changes: readonly { path: string; kind: string }[] }>;
 
 beforeAll(async () => {
   requireBwrap();
@@ -82,7 +85,9 @@ describe('a confined server-filesystem', () => {
     // server-filesystem cannot write into a missing folder; make it first, as an agent would.
     if (written.status !== 'committed') {
       expect((await call('create_directory', { path: 'notes' })).status).toBe('committed');
-      expect((await call('write_file', { path: 'notes/todo.md', content: 'buy milk\n' })).changes).toEqual([expect.objectContaining({ path: 'notes/todo.md', kind: 'added' })]);
+      expect((await call('write_file', { path: 'notes/todo.md', content: 'buy milk\n' })).changes).toEqual([
+        expect.objectContaining({ path: 'notes/todo.md', kind: 'added' }),
+      ]);
     }
     expect(readFileSync(join(sandbox.root, 'notes/todo.md'), 'utf8')).toBe('buy milk\n');
 
@@ -96,7 +101,10 @@ describe('a confined server-filesystem', () => {
 
     const moved = await call('move_file', { source: 'docs/guide.md', destination: 'archive/2026/guide.md' });
     expect(moved.status).toBe('committed');
-    expect(moved.changes.map((change) => `${change.kind} ${change.path}`).sort()).toEqual(['added archive/2026/guide.md', 'deleted docs/guide.md']);
+    expect(moved.changes.map((change) => `${change.kind} ${change.path}`).sort()).toEqual([
+      'added archive/2026/guide.md',
+      'deleted docs/guide.md',
+    ]);
 
     // The host project is untouched until the change set is applied.
     expect(readFileSync(join(project, 'src/main.py'), 'utf8')).toBe('print(1)\n');

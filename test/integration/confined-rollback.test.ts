@@ -34,7 +34,10 @@ function tempDir(): string {
 
 async function confinedStore(root: string, idleMs?: number): Promise<CheckpointStore> {
   requireBwrap();
-  const store = await CheckpointStore.open({ root, confineRollback: { bwrap: findBwrap(process.env.PATH)!, ...(idleMs === undefined ? {} : { idleMs }) } });
+  const store = await CheckpointStore.open({
+    root,
+    confineRollback: { bwrap: findBwrap(process.env.PATH)!, ...(idleMs === undefined ? {} : { idleMs }) },
+  });
   stores.push(store);
   return store;
 }

@@ -184,6 +184,10 @@ describe('asking for confinement where bubblewrap is missing', () => {
   it('a sandboxed server that did not ask runs unconfined, and status says why', () => {
     withHostPath('/nonexistent');
     const client = probeClient({ root, fallback: true });
-    expect(confinementStatus(client.config)).toMatchObject({ confined: false, state: 'unavailable', reason: stringMatching(/not on the PATH/) });
+    expect(confinementStatus(client.config)).toMatchObject({
+      confined: false,
+      state: 'unavailable',
+      reason: stringMatching(/not on the PATH/),
+    });
   });
 });

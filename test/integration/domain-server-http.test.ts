@@ -30,7 +30,10 @@ const audit: ServedAuditRecord[] = [];
 
 beforeAll(async () => {
   if (!existsSync(fixture)) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-  server = spawn(process.execPath, [fixture, '--http'], { env: { ...process.env, ROSTER_TOKENS: JSON.stringify(TOKENS) }, stdio: ['pipe', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, [fixture, '--http'], {
+    env: { ...process.env, ROSTER_TOKENS: JSON.stringify(TOKENS) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   server.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -75,9 +78,18 @@ describe('a domain server served over streamable HTTP, one tenant a session', ()
     expect(acme.transport.sessionId).toBeDefined();
     expect(acme.transport.sessionId).not.toBe(globex.transport.sessionId);
 
-    expect((await call(acme.client, 'roster_delete_shift', { shift_id: 's1' })).structuredContent).toEqual({ deleted: 's1', tenant: 'acme' });
-    const acmeWeek = (await call(acme.client, 'roster_list_shifts', week)).structuredContent as { tenant: string; shifts: { id: string }[] };
-    const globexWeek = (await call(globex.client, 'roster_list_shifts', week)).structuredContent as { tenant: string; shifts: { id: string }[] };
+    expect((await call(acme.client, 'roster_delete_shift', { shift_id: 's1' })).structuredContent).toEqual({
+      deleted: 's1',
+      tenant: 'acme',
+    });
+    const acmeWeek = (await call(acme.client, 'roster_list_shifts', week)).structuredContent as {
+      tenant: string;
+      shifts: { id: string }[];
+    };
+    const globexWeek = (await call(globex.client, 'roster_list_shifts', week)).structuredContent as {
+      tenant: string;
+      shifts: { id: string }[];
+    };
     expect({ tenant: acmeWeek.tenant, shifts: acmeWeek.shifts.map((s) => s.id) }).toEqual({ tenant: 'acme', shifts: ['s2'] });
     expect({ tenant: globexWeek.tenant, shifts: globexWeek.shifts.map((s) => s.id) }).toEqual({ tenant: 'globex', shifts: ['s1', 's2'] });
   });
@@ -99,7 +111,14 @@ describe('a domain server served over streamable HTTP, one tenant a session', ()
     expect(refused._meta).toEqual({ errorCode: 'PERMISSION_DENIED', rule: 'restricted-needs-scope' });
     await waitUntil(() => audit.some((r) => r.sessionId === transport.sessionId && r.tool === 'roster_purge'), 'the audit record');
     const record = audit.find((r) => r.sessionId === transport.sessionId && r.tool === 'roster_purge')!;
-    expect(record).toMatchObject({ transport: 'http', tenant: 'globex', category: 'restricted', outcome: 'denied', errorCode: 'PERMISSION_DENIED', rule: 'restricted-needs-scope' });
+    expect(record).toMatchObject({
+      transport: 'http',
+      tenant: 'globex',
+      category: 'restricted',
+      outcome: 'denied',
+      errorCode: 'PERMISSION_DENIED',
+      rule: 'restricted-needs-scope',
+    });
     expect(record.durationMs).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(audit)).not.toContain('token-');
 
@@ -108,21 +127,35 @@ describe('a domain server served over streamable HTTP, one tenant a session', ()
     await waitUntil(() => audit.some((r) => r.sessionId === admin.transport.sessionId && r.outcome === 'succeeded'), 'the audit record');
   });
 
-  it('answers 401 without a valid token, and 404 when a session is used with another tenant\'s token', async () => {
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  it("answers 401 without a valid token, and 404 when a session is used with another tenant's token", async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const none = await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) });
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
     expect(await none.text()).not.toContain('token');
-    const wrong = await fetch(url, { method: 'POST', headers: { ...headers, Authorization: 'Bearer nope' }, body: JSON.stringify(initialize) });
+    const wrong = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, Authorization: 'Bearer nope' },
+      body: JSON.stringify(initialize),
+    });
     expect(wrong.status).toBe(401);
 
     const { transport } = await sdkClient('token-acme');
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
     const hijack = await fetch(url, {
       method: 'POST',
-      headers: { ...headers, Authorization: 'Bearer token-globex', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        ...headers,
+        Authorization: 'Bearer token-globex',
+        'mcp-session-id': transport.sessionId!,
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify(list),
     });
     // Another tenant's (or principal's) session is answered like one that does not exist.
@@ -134,8 +167,17 @@ describe('a domain server served over streamable HTTP, one tenant a session', ()
     const client = new McpClient({ name: 'roster', url, headers: { Authorization: 'Bearer token-globex' } });
     opened.push({ close: () => client.dispose() });
     const tools = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['roster_delete_shift', 'roster_list_shifts', 'roster_propose_assignment', 'roster_purge']);
-    const proposal = await client.callTool('roster_propose_assignment', { shift_id: 's1', worker_id: 'w1' }, { meta: { tenant: 'globex' } });
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'roster_delete_shift',
+      'roster_list_shifts',
+      'roster_propose_assignment',
+      'roster_purge',
+    ]);
+    const proposal = await client.callTool(
+      'roster_propose_assignment',
+      { shift_id: 's1', worker_id: 'w1' },
+      { meta: { tenant: 'globex' } },
+    );
     expect(proposal.structuredContent).toMatchObject({ status: 'proposed', tenant: 'globex' });
     const mismatch = await client.callTool('roster_list_shifts', week, { meta: { tenant: 'acme' } });
     expect(mismatch._meta).toMatchObject({ errorCode: 'TENANT_MISMATCH' });

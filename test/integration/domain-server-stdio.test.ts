@@ -55,7 +55,10 @@ describe('a domain server served over stdio', () => {
     const summary = Object.fromEntries(tools.map((tool) => [tool.name, { annotations: tool.annotations, meta: tool._meta }]));
     expect(summary).toEqual({
       roster_list_shifts: { annotations: { readOnlyHint: true }, meta: { category: 'read', domain: 'roster' } },
-      roster_propose_assignment: { annotations: { readOnlyHint: false, destructiveHint: false }, meta: { category: 'propose', domain: 'roster' } },
+      roster_propose_assignment: {
+        annotations: { readOnlyHint: false, destructiveHint: false },
+        meta: { category: 'propose', domain: 'roster' },
+      },
       roster_delete_shift: { annotations: { readOnlyHint: false }, meta: { category: 'execute', domain: 'roster' } },
       roster_purge: { annotations: { readOnlyHint: false, destructiveHint: true }, meta: { category: 'restricted', domain: 'roster' } },
     });
@@ -113,7 +116,13 @@ describe('a domain server served over stdio', () => {
   });
 
   it('refuses to start without a tenant: the process exits before the handshake', async () => {
-    const client = new McpClient({ name: 'roster', command: process.execPath, args: [fixture], env: { MCP_ACTORS_TENANT: '' }, restart: 'temporary' });
+    const client = new McpClient({
+      name: 'roster',
+      command: process.execPath,
+      args: [fixture],
+      env: { MCP_ACTORS_TENANT: '' },
+      restart: 'temporary',
+    });
     clients.push(client);
     await expect(client.listTools()).rejects.toMatchObject({ message: stringContaining('MCP_ACTORS_TENANT') });
   });
@@ -128,8 +137,14 @@ describe('a domain server served over stdio', () => {
     for (const descriptor of descriptors) {
       const category = (await adapter.client.listTools()).find((tool) => tool.name === descriptor.toolName)?._meta?.category;
       if (!isToolCategory(category)) throw new Error(`no category for ${descriptor.toolName}`);
-      const inProcess = inferCapabilities({ toolName: descriptor.toolName, overrides: [{ at: 'category', values: categoryCapabilities(category) }] });
-      expect({ tool: descriptor.toolName, capabilities: descriptor.capabilities }).toEqual({ tool: descriptor.toolName, capabilities: inProcess.capability });
+      const inProcess = inferCapabilities({
+        toolName: descriptor.toolName,
+        overrides: [{ at: 'category', values: categoryCapabilities(category) }],
+      });
+      expect({ tool: descriptor.toolName, capabilities: descriptor.capabilities }).toEqual({
+        tool: descriptor.toolName,
+        capabilities: inProcess.capability,
+      });
       const expected = category === 'read' ? 'read' : 'execute';
       expect(toolCategory({ capabilities: descriptor.capabilities }).category).toBe(expected);
     }

@@ -7,12 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isProcessAlive, readProcStat } from '../../src/process/process-table.js';
-import {
-  fixtureArgs,
-  fixtureServerConfig,
-  fixtureServerPath,
-  type FixtureOptions,
-} from '../../src/testing/index.js';
+import { fixtureArgs, fixtureServerConfig, fixtureServerPath, type FixtureOptions } from '../../src/testing/index.js';
 
 // Everything a test starts is recorded here and SIGKILLed (pid, or group when we own it) after it.
 const startedPids = new Set<number>();
@@ -105,9 +100,7 @@ function spawnFixture(
     env: { ...process.env, ...env },
   });
   if (child.pid !== undefined) startedGroups.add(child.pid);
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.once('exit', (code, sig) => resolve([code, sig])),
-  );
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, sig) => resolve([code, sig])));
   return Object.assign(child, { exited });
 }
 
@@ -287,9 +280,7 @@ describe('the fixture server, misbehaving', () => {
 
   it('never answers tools/call with hang-on-call but still answers ping and tools/list', async () => {
     const { client } = await connect({ hangOnCall: true });
-    await expect(client.callTool({ name: 'echo', arguments: { message: 'x' } }, undefined, { timeout: 200 })).rejects.toThrow(
-      /timed out/i,
-    );
+    await expect(client.callTool({ name: 'echo', arguments: { message: 'x' } }, undefined, { timeout: 200 })).rejects.toThrow(/timed out/i);
     await expect(client.ping()).resolves.toEqual({});
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });

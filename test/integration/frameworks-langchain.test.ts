@@ -46,7 +46,10 @@ class ScriptedChatModel extends BaseChatModel {
     this.seen.push(messages);
     const next = this.script[this.seen.length - 1];
     const message = next
-      ? new AIMessage({ content: '', tool_calls: [{ id: `call-${this.seen.length}`, name: next.name, args: next.args, type: 'tool_call' }] })
+      ? new AIMessage({
+          content: '',
+          tool_calls: [{ id: `call-${this.seen.length}`, name: next.name, args: next.args, type: 'tool_call' }],
+        })
       : new AIMessage('done');
     return Promise.resolve({ generations: [{ message, text: typeof message.content === 'string' ? message.content : '' }] });
   }
@@ -68,7 +71,10 @@ describe('an actor in LangGraph', () => {
     const sent = llm.sentTools.map((tool) => tool.name).sort();
     expect(sent).toEqual(['notes__notes_purge', 'notes__notes_read', 'notes__notes_write', 'notes__notes_write_then_fail']);
     for (const name of sent) expect(name).toMatch(MODEL_NAME);
-    expect(llm.sentTools.find((t) => t.name === 'notes__notes_write')!.parameters).toMatchObject({ type: 'object', required: ['path', 'content'] });
+    expect(llm.sentTools.find((t) => t.name === 'notes__notes_write')!.parameters).toMatchObject({
+      type: 'object',
+      required: ['path', 'content'],
+    });
 
     // What the model read back at each turn: the last message it was given.
     const toolMessage = (turn: number): ToolMessage => {

@@ -189,7 +189,13 @@ const exitCases: ExitCase[] = [
   { title: 'an uncaught exception', how: 'throw', mode: 'shell', expected: { code: 1, signal: null } },
   { title: 'an unhandled promise rejection', how: 'rejection', mode: 'shell', expected: { code: 1, signal: null } },
   { title: 'SIGTERM (re-raised after cleanup)', how: 'wait', mode: 'shell', send: 'SIGTERM', expected: { code: null, signal: 'SIGTERM' } },
-  { title: 'SIGTERM, server leading its own group', how: 'wait', mode: 'direct', send: 'SIGTERM', expected: { code: null, signal: 'SIGTERM' } },
+  {
+    title: 'SIGTERM, server leading its own group',
+    how: 'wait',
+    mode: 'direct',
+    send: 'SIGTERM',
+    expected: { code: null, signal: 'SIGTERM' },
+  },
   { title: 'SIGINT (re-raised after cleanup)', how: 'wait', mode: 'shell', send: 'SIGINT', expected: { code: null, signal: 'SIGINT' } },
   { title: 'SIGHUP (re-raised after cleanup)', how: 'wait', mode: 'shell', send: 'SIGHUP', expected: { code: null, signal: 'SIGHUP' } },
 ];

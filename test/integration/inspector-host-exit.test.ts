@@ -22,11 +22,15 @@ beforeAll(() => {
 /** Generous: this is "it exits at all", not a speed claim. */
 const EXITS_WITHIN_MS = 15_000;
 
-async function runHost(viewerCount: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; viewers: Viewer[]; stderr: string }> {
+async function runHost(
+  viewerCount: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; viewers: Viewer[]; stderr: string }> {
   const child = spawn(process.execPath, [hostScript], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   try {
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout }).once('line', resolve);

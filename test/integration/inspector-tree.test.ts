@@ -34,7 +34,8 @@ function treeOf(events: readonly InspectionEvent[]) {
     const session = event.actorRef.sessionId;
     if (event.type === '@xstate.actor') name.set(session, (event.actorRef as AnyActorRef).id);
     // Who started an actor: the source of the `xstate.init` event XState sends it as it starts.
-    if (event.type === '@xstate.event' && event.event.type === 'xstate.init' && event.sourceRef) parent.set(session, event.sourceRef.sessionId);
+    if (event.type === '@xstate.event' && event.event.type === 'xstate.init' && event.sourceRef)
+      parent.set(session, event.sourceRef.sessionId);
     if (event.type === '@xstate.snapshot') last.set(session, event.snapshot);
   }
   const live = [...name.keys()].filter((session) => last.get(session)?.status === 'active');
@@ -46,7 +47,10 @@ function treeOf(events: readonly InspectionEvent[]) {
       return up === undefined ? undefined : name.get(up);
     },
     childrenOf: (id: string): string[] =>
-      live.filter((session) => parent.get(session) === sessionOf(id)).map((session) => name.get(session) ?? '?').sort(),
+      live
+        .filter((session) => parent.get(session) === sessionOf(id))
+        .map((session) => name.get(session) ?? '?')
+        .sort(),
     serversOf: (id: string): string[] => {
       const session = sessionOf(id);
       const context = session === undefined ? undefined : (last.get(session)?.context as { servers?: { id: string }[] } | undefined);
@@ -72,7 +76,11 @@ describe('the inspector tree', () => {
     expect(tree.serversOf('actor:filer:globex')).toEqual(['server:files:globex']);
     // Each server an actor names is a child of its tenant's supervisor, and the supervisor's
     // children are exactly the servers its tenant's actors hold.
-    for (const [actor, supervisor] of [['actor:filer:acme', 'servers:acme'], ['actor:keeper:acme', 'servers:acme'], ['actor:filer:globex', 'servers:globex']] as const) {
+    for (const [actor, supervisor] of [
+      ['actor:filer:acme', 'servers:acme'],
+      ['actor:keeper:acme', 'servers:acme'],
+      ['actor:filer:globex', 'servers:globex'],
+    ] as const) {
       expect(tree.parentOf(actor)).toBe('runtime');
       for (const server of tree.serversOf(actor)) expect(tree.parentOf(server)).toBe(supervisor);
     }

@@ -50,17 +50,27 @@ async function inspectedRuntime(cfg: RuntimeOptions['config'], lines: string[] =
 
 async function fourCalls(runtime: Runtime) {
   const triager = await runtime.activate('triager', { tenant: 'acme' });
-  for (const [tool, message] of [['files/echo', 'a'], ['notes/echo', 'b'], ['files/echo', 'c'], ['notes/echo', 'd']] as const) {
+  for (const [tool, message] of [
+    ['files/echo', 'a'],
+    ['notes/echo', 'b'],
+    ['files/echo', 'c'],
+    ['notes/echo', 'd'],
+  ] as const) {
     expect((await triager.call(tool, { message })).status).toBe('committed');
   }
   return triager;
 }
 
 const TREE = ['runtime', 'actor:triager:acme', 'servers:acme', 'server:files:acme', 'server:notes:acme'];
-const CALLS = ['call:triager:acme#1 files/echo', 'call:triager:acme#2 notes/echo', 'call:triager:acme#3 files/echo', 'call:triager:acme#4 notes/echo'];
+const CALLS = [
+  'call:triager:acme#1 files/echo',
+  'call:triager:acme#2 notes/echo',
+  'call:triager:acme#3 files/echo',
+  'call:triager:acme#4 notes/echo',
+];
 
 describe('the inspector server', () => {
-  it('prints its URL once: the runtime\'s own page on 127.0.0.1, and the bridge that embeds the Stately inspector', async () => {
+  it("prints its URL once: the runtime's own page on 127.0.0.1, and the bridge that embeds the Stately inspector", async () => {
     const lines: string[] = [];
     const runtime = await inspectedRuntime(config(), lines);
     const url = `http://127.0.0.1:${runtime.inspector!.port}`;
@@ -73,7 +83,7 @@ describe('the inspector server', () => {
     expect(bridge).toContain('<iframe id="inspector" title="Stately inspector" src="https://stately.ai/inspect">');
   });
 
-  it('sends the whole tree with role labels: runtime, actor, the tenant\'s server supervisor, two servers, one actor per call', async () => {
+  it("sends the whole tree with role labels: runtime, actor, the tenant's server supervisor, two servers, one actor per call", async () => {
     const runtime = await inspectedRuntime(config());
     const viewer = await viewerOf(runtime);
     await fourCalls(runtime);
@@ -91,7 +101,9 @@ describe('the inspector server', () => {
     for (const name of ['server:files:acme', 'server:notes:acme']) expect(byName.get(name)!.parentId).toBe(idOf('servers:acme'));
     // Each call's steps are states of its machine.
     const callId = idOf(CALLS[0]!);
-    const states = viewer.messages.filter((m) => m.type === '@xstate.snapshot' && m.sessionId === callId).map((m) => JSON.stringify(m.snapshot?.value));
+    const states = viewer.messages
+      .filter((m) => m.type === '@xstate.snapshot' && m.sessionId === callId)
+      .map((m) => JSON.stringify(m.snapshot?.value));
     expect(states.join(' ')).toContain('invoking');
   });
 
@@ -112,7 +124,11 @@ describe('the inspector server', () => {
     const yardstick = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((resolve) => yardstick.once('listening', resolve));
     const theirs: ReceivedMessage[] = [];
-    yardstick.on('connection', (socket) => socket.on('message', (data) => theirs.push(JSON.parse(Buffer.concat(Array.isArray(data) ? data : [new Uint8Array(data)]).toString()) as ReceivedMessage)));
+    yardstick.on('connection', (socket) =>
+      socket.on('message', (data) =>
+        theirs.push(JSON.parse(Buffer.concat(Array.isArray(data) ? data : [new Uint8Array(data)]).toString()) as ReceivedMessage),
+      ),
+    );
     const packageInspector = createWebSocketInspector({ url: `ws://127.0.0.1:${(yardstick.address() as AddressInfo).port}` });
     try {
       const runtime = await inspectedRuntime(config());
@@ -123,7 +139,10 @@ describe('the inspector server', () => {
       runtime.actor.system.inspect(packageInspector.inspect);
       await fourCalls(runtime);
       await waitForActors(viewer, CALLS);
-      await waitUntil(() => theirs.filter((m) => m.type === '@xstate.actor' && CALLS.includes(String(m.name))).length === 4, 'the package to send the calls');
+      await waitUntil(
+        () => theirs.filter((m) => m.type === '@xstate.actor' && CALLS.includes(String(m.name))).length === 4,
+        'the package to send the calls',
+      );
       const sentBy = (): Set<string> => new Set(viewer.messages.slice(from).map((m) => m.sessionId));
       const ofOurs = (list: readonly ReceivedMessage[]): ReceivedMessage[] => list.filter((m) => sentBy().has(m.sessionId));
       // Both streams are asynchronous: wait until they have as many messages for our actors.
@@ -143,7 +162,12 @@ describe('the inspector server', () => {
         if (m.type !== '@xstate.actor') return rest;
         // A short-lived call may be done by the time one of the two takes its snapshot: `output` and
         // `error` appear only then, so the fields compared are the ones every moment has.
-        return { ...rest, snapshot: Object.keys(m.snapshot ?? {}).filter((key) => key !== 'output' && key !== 'error').sort() };
+        return {
+          ...rest,
+          snapshot: Object.keys(m.snapshot ?? {})
+            .filter((key) => key !== 'output' && key !== 'error')
+            .sort(),
+        };
       };
       for (const type of ['@xstate.event', '@xstate.snapshot', '@xstate.actor'] as const) {
         const mine = ours.filter((m) => m.type === type);
@@ -175,7 +199,9 @@ describe('secrets and the inspector', () => {
   afterAll(() => new Promise<void>((resolve) => echo.close(() => resolve())));
 
   it('a server env value and a header value never appear in any byte a viewer receives, early or late', async () => {
-    const runtime = await inspectedRuntime(config({ env: { TOKEN }, remote: { url: echoUrl, headers: { Authorization: `Bearer ${HEADER}` } } }));
+    const runtime = await inspectedRuntime(
+      config({ env: { TOKEN }, remote: { url: echoUrl, headers: { Authorization: `Bearer ${HEADER}` } } }),
+    );
     const early = await viewerOf(runtime);
     // A producer of the package's own, relayed by the server: redacted as well.
     const producer = createWebSocketInspector({ url: runtime.inspector!.producerUrl });
@@ -217,7 +243,10 @@ describe('tool results and the Stately bridge', () => {
     // The call's last snapshot (done, with its output) is the last message about it: wait for it in both.
     const done = (viewer: Viewer): boolean => {
       const call = viewer.messages.find((m) => m.type === '@xstate.actor' && m.name === 'call:triager:acme#1 files/add');
-      return call !== undefined && viewer.messages.some((m) => m.type === '@xstate.snapshot' && m.sessionId === call.sessionId && m.snapshot?.status === 'done');
+      return (
+        call !== undefined &&
+        viewer.messages.some((m) => m.type === '@xstate.snapshot' && m.sessionId === call.sessionId && m.snapshot?.status === 'done')
+      );
     };
     await waitUntil(() => done(own) && done(bridge), 'the call done in both viewers');
     return { own: own.raw.join('\n'), bridge: bridge.raw.join('\n'), contents };

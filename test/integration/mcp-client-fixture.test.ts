@@ -18,11 +18,9 @@ function text(result: { content: unknown }): string {
   return (result.content as { type: string; text: string }[])[0]!.text;
 }
 
-
 async function pids(client: McpClient): Promise<{ pid: number; ppid: number; grandchildPid: number | null }> {
   return JSON.parse(text(await client.callTool('pids'))) as { pid: number; ppid: number; grandchildPid: number | null };
 }
-
 
 describe('McpClient over real stdio with the fixture server', () => {
   it('performs the handshake, lists tools and calls one', async () => {
@@ -137,7 +135,10 @@ describe('McpClient over real stdio with the fixture server', () => {
     await client.start();
     const error = await rejection(client.callTool('sleep', { ms: 30_000 }, { timeoutMs: 300 }));
     expect(error.code).toBe('REQUEST_TIMEOUT');
-    await waitUntil(() => (client.status().diagnostics?.stderrTail ?? []).includes('fixture: sleep 30000 cancelled'), 'the cancellation at the server');
+    await waitUntil(
+      () => (client.status().diagnostics?.stderrTail ?? []).includes('fixture: sleep 30000 cancelled'),
+      'the cancellation at the server',
+    );
     expect(text(await client.callTool('echo', { message: 'still here' }))).toBe('still here');
     expect(client.status().restarts).toBe(0);
   });
@@ -149,7 +150,10 @@ describe('McpClient over real stdio with the fixture server', () => {
     const pending = rejection(client.callTool('sleep', { ms: 30_000 }, { signal: controller.signal }));
     setTimeout(() => controller.abort(), 100);
     expect((await pending).code).toBe('CANCELLED');
-    await waitUntil(() => (client.status().diagnostics?.stderrTail ?? []).includes('fixture: sleep 30000 cancelled'), 'the cancellation at the server');
+    await waitUntil(
+      () => (client.status().diagnostics?.stderrTail ?? []).includes('fixture: sleep 30000 cancelled'),
+      'the cancellation at the server',
+    );
   });
 
   it('counts non-JSON lines on stdout without failing the connection', async () => {

@@ -17,7 +17,6 @@ function text(result: { content: unknown }): string {
   return (result.content as { text: string }[])[0]!.text;
 }
 
-
 describe('McpClient against @modelcontextprotocol/server-everything', () => {
   it('performs the handshake, keeps the capabilities, lists and calls tools', async () => {
     const everything = client({ ...referenceServerConfig('everything'), ...quick });

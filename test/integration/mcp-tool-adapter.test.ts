@@ -11,7 +11,9 @@ import { waitUntil } from '../support/wait.js';
 
 const adapters: McpToolAdapter[] = [];
 function adapter(options: FixtureOptions & { extra?: Record<string, unknown> } = {}, overrides = {}): McpToolAdapter {
-  const created = new McpToolAdapter(fixtureServerConfig({ ...options, extra: { backoff: { initialMs: 20 }, ...options.extra } }), { overrides });
+  const created = new McpToolAdapter(fixtureServerConfig({ ...options, extra: { backoff: { initialMs: 20 }, ...options.extra } }), {
+    overrides,
+  });
   adapters.push(created);
   return created;
 }
@@ -93,7 +95,9 @@ describe('McpToolAdapter with the fixture server', () => {
     const echo = (await a.discoverTools()).find((tool) => tool.name === 'echo')!;
     // Called directly (or with another schema), the adapter validates: the call is never sent.
     expect(await a.invoke('echo', { message: 5 })).toMatchObject({ errorCode: 'VALIDATION' });
-    expect(await a.invoke('echo', { message: 5 }, { [VALIDATED_AGAINST]: { ...echo.inputSchema } })).toMatchObject({ errorCode: 'VALIDATION' });
+    expect(await a.invoke('echo', { message: 5 }, { [VALIDATED_AGAINST]: { ...echo.inputSchema } })).toMatchObject({
+      errorCode: 'VALIDATION',
+    });
     // Told that these arguments were checked against this very schema, it sends them as they are
     // (here the fixture's own check answers, which shows the call went out).
     const sent = await a.invoke('echo', { message: 5 }, { [VALIDATED_AGAINST]: echo.inputSchema });
@@ -113,7 +117,11 @@ describe('McpToolAdapter with the fixture server', () => {
   it('classifies every tool-level failure without throwing', async () => {
     const a = adapter({ extra: { maxRestarts: 5 } });
     await a.connect();
-    expect(await a.invoke('fail', { message: 'disk full' })).toMatchObject({ success: false, errorCode: 'SERVER_ERROR', error: 'tool "fail" answered with an error: disk full' });
+    expect(await a.invoke('fail', { message: 'disk full' })).toMatchObject({
+      success: false,
+      errorCode: 'SERVER_ERROR',
+      error: 'tool "fail" answered with an error: disk full',
+    });
     expect(await a.invoke('nope')).toMatchObject({ errorCode: 'NOT_FOUND', error: 'tool "nope" not found on server "fixture"' });
     expect((await a.invoke('hang', {}, { timeoutMs: 200 })).errorCode).toBe('REQUEST_TIMEOUT');
     const controller = new AbortController();
@@ -127,7 +135,10 @@ describe('McpToolAdapter with the fixture server', () => {
   it('copies arguments through a safe parse: __proto__ never reaches anything', async () => {
     const a = adapter();
     await a.connect();
-    const args = JSON.parse('{"message":"x","__proto__":{"polluted":true},"nested":{"__proto__":{"polluted":true}}}') as Record<string, unknown>;
+    const args = JSON.parse('{"message":"x","__proto__":{"polluted":true},"nested":{"__proto__":{"polluted":true}}}') as Record<
+      string,
+      unknown
+    >;
     const result = await a.invoke('echo_args', args);
     expect(result.success).toBe(true);
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({ message: 'x', nested: {} });

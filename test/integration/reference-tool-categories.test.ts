@@ -75,7 +75,15 @@ describe('the reference servers’ tools under execute: ask', () => {
     expect(write.status).toBe('committed');
     const toggle = await asker.call('everything/toggle-simulated-logging', {});
     expect(toggle.status).toBe('committed');
-    expect(asked.map(({ tool, category, because, destructive, destructiveBecause }) => ({ tool: tool.name, category, because, destructive, destructiveBecause }))).toEqual([
+    expect(
+      asked.map(({ tool, category, because, destructive, destructiveBecause }) => ({
+        tool: tool.name,
+        category,
+        because,
+        destructive,
+        destructiveBecause,
+      })),
+    ).toEqual([
       {
         tool: 'files/write_file',
         category: 'execute',

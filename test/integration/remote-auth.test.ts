@@ -37,7 +37,8 @@ async function provider(options: Partial<Parameters<typeof LoopbackOAuthProvider
   return closing(await LoopbackOAuthProvider.create({ key: 'secure', openUrl: browser, ...options }), (created) => created.close());
 }
 
-const client = (...args: ConstructorParameters<typeof McpClient>): McpClient => closing(new McpClient(...args), (created) => created.dispose());
+const client = (...args: ConstructorParameters<typeof McpClient>): McpClient =>
+  closing(new McpClient(...args), (created) => created.dispose());
 
 const fast = { backoff: { initialMs: 20, maxMs: 100, jitter: 0 }, startTimeoutMs: 10_000, callTimeoutMs: 10_000 } as const;
 const text = (result: { content: unknown[] }): string => String((result.content[0] as { text?: unknown }).text);
@@ -111,18 +112,24 @@ describe('secrets', () => {
 
   /** Every byte a host can see: JSON as an inspector sends it, and util.inspect as a log shows it (causes included). */
   function everyByte(values: unknown[], inspected: unknown[]): string {
-    const asJson = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v));
-    return [...inspected.map(asJson), ...values
-      .map((value) => {
+    const asJson = (value: unknown): string =>
+      JSON.stringify(value, (_key, v: unknown) =>
+        v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v,
+      );
+    return [
+      ...inspected.map(asJson),
+      ...values.map((value) => {
         let json: string;
         try {
-          json = JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v));
+          json = JSON.stringify(value, (_key, v: unknown) =>
+            v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v,
+          );
         } catch {
           json = '';
         }
         return `${json}\n${inspect(value, { depth: Infinity, showHidden: false })}`;
-      })]
-      .join('\n');
+      }),
+    ].join('\n');
   }
 
   it('never shows a secret header or an OAuth token in errors, events, status or snapshots', async () => {
@@ -132,7 +139,12 @@ describe('secrets', () => {
     const runtime = await createRuntime({
       config: {
         servers: {
-          headered: { url: oauth.url, headers: { Authorization: SECRET_HEADER, 'X-Api-Key': SECRET_KEY }, max_restarts: 2, backoff: { initial_ms: 20 } },
+          headered: {
+            url: oauth.url,
+            headers: { Authorization: SECRET_HEADER, 'X-Api-Key': SECRET_KEY },
+            max_restarts: 2,
+            backoff: { initial_ms: 20 },
+          },
           secure: { url: oauth.url, max_restarts: 2 },
         },
         skills: { remote: { mcp_servers: ['headered', 'secure'] } },
@@ -155,7 +167,11 @@ describe('secrets', () => {
     expect(helper.activation?.unavailable.map((entry) => entry.server)).toEqual(['headered']);
     outputs.push(runtime.status(), events);
     // What an inspector is sent: each event and snapshot, as JSON.
-    const sent = inspected.map((event) => ({ type: event.type, event: (event as { event?: unknown }).event, snapshot: (event as { snapshot?: unknown }).snapshot }));
+    const sent = inspected.map((event) => ({
+      type: event.type,
+      event: (event as { event?: unknown }).event,
+      snapshot: (event as { snapshot?: unknown }).snapshot,
+    }));
     const bytes = everyByte(outputs, sent);
     // The test can fail: the server did see the header, and tokens were issued and used.
     expect(oauth.counts.rejectedTokens).toBeGreaterThan(0);

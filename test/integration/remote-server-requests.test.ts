@@ -14,7 +14,8 @@ const closing = closedAfterEach();
 
 const server = async (): Promise<HttpMcpServer> => closing(await startHttpMcpServer(), (started) => started.close());
 
-const text = (result: { content: readonly unknown[] } | undefined): string => String((result?.content[0] as { text?: unknown } | undefined)?.text);
+const text = (result: { content: readonly unknown[] } | undefined): string =>
+  String((result?.content[0] as { text?: unknown } | undefined)?.text);
 
 describe('McpClient answers servers', () => {
   it('answers elicitation with the schema defaults filled in (SEP-1034) and declares the capability', async () => {
@@ -80,7 +81,9 @@ describe('the runtime answers servers for its actors', () => {
     expect(JSON.parse(text(asked.result))).toEqual({ action: 'accept', content: { name: 'user of acme', colour: 'blue' } });
     const sample = await helper.call('remote/sample', {});
     expect(JSON.parse(text(sample.result))).toMatchObject({ model: 'test-model', content: { text: 'hi from helper' } });
-    expect(elicited.map(({ server, tenant, actor }) => ({ server, tenant, actor }))).toEqual([{ server: 'remote', tenant: 'acme', actor: 'helper' }]);
+    expect(elicited.map(({ server, tenant, actor }) => ({ server, tenant, actor }))).toEqual([
+      { server: 'remote', tenant: 'acme', actor: 'helper' },
+    ]);
     expect(sampled.map(({ tenant, actor }) => ({ tenant, actor }))).toEqual([{ tenant: 'acme', actor: 'helper' }]);
   });
 });

@@ -20,7 +20,8 @@ async function server(options: Parameters<typeof startHttpMcpServer>[0] = {}): P
   return closing(await startHttpMcpServer(options), (started) => started.close().catch(() => undefined));
 }
 
-const client = (...args: ConstructorParameters<typeof McpClient>): McpClient => closing(new McpClient(...args), (created) => created.dispose());
+const client = (...args: ConstructorParameters<typeof McpClient>): McpClient =>
+  closing(new McpClient(...args), (created) => created.dispose());
 
 const fast = { backoff: { initialMs: 20, maxMs: 100, jitter: 0 }, startTimeoutMs: 10_000, callTimeoutMs: 10_000 } as const;
 

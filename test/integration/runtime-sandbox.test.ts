@@ -23,7 +23,12 @@ beforeEach(async () => {
       servers: {
         files: { command: process.execPath, args: [referenceServerPath('filesystem'), '${SANDBOX_ROOT}'], env: pidLog },
         rootsonly: { command: process.execPath, args: [referenceServerPath('filesystem')], env: pidLog },
-        fixture: { command: process.execPath, args: [fixtureServerPath()], cwd: '${SANDBOX_ROOT}', env: { ...pidLog, WHERE: '${SANDBOX_ROOT}' } },
+        fixture: {
+          command: process.execPath,
+          args: [fixtureServerPath()],
+          cwd: '${SANDBOX_ROOT}',
+          env: { ...pidLog, WHERE: '${SANDBOX_ROOT}' },
+        },
       },
       skills: {
         edit: { mcp_servers: ['files', 'fixture'] },
@@ -38,7 +43,10 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  const pids = runtime.status().servers.map((s) => s.pid).filter((p): p is number => p !== undefined);
+  const pids = runtime
+    .status()
+    .servers.map((s) => s.pid)
+    .filter((p): p is number => p !== undefined);
   await runtime.shutdown();
   await expectAllGone(pids, pids);
   rmSync(project, { recursive: true, force: true });
@@ -102,7 +110,11 @@ describe('the runtime in a sandbox', () => {
     let pid: number | undefined;
     {
       await using scoped = await createRuntime({
-        config: { servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env: pidLog } }, skills: { s: { mcp_servers: ['fixture'] } }, actors: { a: { skills: ['s'], permissions: { execute: 'allow' } } } },
+        config: {
+          servers: { fixture: { command: process.execPath, args: [fixtureServerPath()], env: pidLog } },
+          skills: { s: { mcp_servers: ['fixture'] } },
+          actors: { a: { skills: ['s'], permissions: { execute: 'allow' } } },
+        },
       });
       const actor = await scoped.activate('a', { tenant: 'acme' });
       await actor.call('fixture/echo', { message: 'x' });

@@ -14,7 +14,9 @@ describe('runtime.shutdown() during an activation', () => {
     const env = process.env.MCP_ACTORS_PID_LOG ? { MCP_ACTORS_PID_LOG: process.env.MCP_ACTORS_PID_LOG } : {};
     const runtime = await createRuntime({
       config: {
-        servers: { broken: { command: process.execPath, args: [fixtureServerPath(), ...fixtureArgs({ exitOnStart: 3 })], env, max_restarts: 5 } },
+        servers: {
+          broken: { command: process.execPath, args: [fixtureServerPath(), ...fixtureArgs({ exitOnStart: 3 })], env, max_restarts: 5 },
+        },
         skills: { bad: { mcp_servers: [{ server: 'broken', required: true }] } },
         actors: { stuck: { skills: ['bad'] } },
       },

@@ -79,8 +79,18 @@ function config(extra: { fixtureArgs?: string[] } = {}) {
         backoff: { initial_ms: 20 },
         max_restarts: 1,
       },
-      memory: { command: process.execPath, args: [referenceServerPath('memory')], env: { ...pidLog, MEMORY_FILE_PATH: join(memoryDir, '${TENANT}.jsonl') } },
-      broken: { command: process.execPath, args: [fixtureServerPath(), ...fixtureArgs({ exitOnStart: 1 })], env: pidLog, max_restarts: 1, backoff: { initial_ms: 10 } },
+      memory: {
+        command: process.execPath,
+        args: [referenceServerPath('memory')],
+        env: { ...pidLog, MEMORY_FILE_PATH: join(memoryDir, '${TENANT}.jsonl') },
+      },
+      broken: {
+        command: process.execPath,
+        args: [fixtureServerPath(), ...fixtureArgs({ exitOnStart: 1 })],
+        env: pidLog,
+        max_restarts: 1,
+        backoff: { initial_ms: 10 },
+      },
     },
     skills: {
       ops: { mcp_servers: ['fixture', 'roster'] },
@@ -105,7 +115,10 @@ async function runtime(options: Partial<Parameters<typeof createRuntime>[0]> = {
 
 afterEach(async () => {
   for (const r of runtimes.splice(0)) {
-    const pids = r.status().servers.map((s) => s.pid).filter((p): p is number => p !== undefined);
+    const pids = r
+      .status()
+      .servers.map((s) => s.pid)
+      .filter((p): p is number => p !== undefined);
     await r.shutdown();
     await expectAllGone(pids, pids);
   }
@@ -122,7 +135,9 @@ describe('createRuntime', () => {
     rt.events$.subscribe((e) => events.push(e));
     const assistant = await rt.activate('assistant', { tenant: 'acme' });
     const names = assistant.tools().map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['fixture/echo', 'roster/roster_list_shifts', 'memory/read_graph', 'memory/create_entities']));
+    expect(names).toEqual(
+      expect.arrayContaining(['fixture/echo', 'roster/roster_list_shifts', 'memory/read_graph', 'memory/create_entities']),
+    );
     expect(names).not.toContain('memory/delete_entities');
     expect(assistant.tools().find((t) => t.name === 'roster/roster_purge')!.category).toBe('restricted');
 
@@ -193,12 +208,18 @@ describe('createRuntime', () => {
     // Who sent each acquire and release to the runtime's actor.
     const asked = (type: string): string[] =>
       inspection
-        .filter((e): e is InspectionEvent & { type: '@xstate.event' } => e.type === '@xstate.event' && e.event.type === type && e.actorRef === rt.actor)
+        .filter(
+          (e): e is InspectionEvent & { type: '@xstate.event' } =>
+            e.type === '@xstate.event' && e.event.type === type && e.actorRef === rt.actor,
+        )
         .map((e) => `${String((e.sourceRef as { id?: string } | undefined)?.id)} ${String((e.event as { holder?: string }).holder)}`);
     const children = (): string[] => Object.keys(rt.actor.getSnapshot().children).sort();
-    const supervisor = () => rt.actor.getSnapshot().context.supervisors['servers:acme']?.ref as ActorRefFrom<typeof serverSupervisor> | undefined;
+    const supervisor = () =>
+      rt.actor.getSnapshot().context.supervisors['servers:acme']?.ref as ActorRefFrom<typeof serverSupervisor> | undefined;
     const held = (): Record<string, number> =>
-      Object.fromEntries(Object.values(supervisor()?.getSnapshot().context.servers ?? {}).map((server) => [server.ref.id, server.holders.length]));
+      Object.fromEntries(
+        Object.values(supervisor()?.getSnapshot().context.servers ?? {}).map((server) => [server.ref.id, server.holders.length]),
+      );
     const a1 = await rt.activate('assistant', { tenant: 'acme' });
     const a2 = await rt.activate('assistant', { tenant: 'acme' });
     // Two actors of one name and tenant at once: labels stay readable and distinct.
@@ -213,10 +234,16 @@ describe('createRuntime', () => {
       'actor:assistant:acme actor:assistant:acme:1',
     ]);
     // Each actor machine lists the servers it holds (their supervisor owns them).
-    const ids = (actor: typeof a1): string[] => actor.actor.getSnapshot().context.servers.map((server) => server.id).sort();
+    const ids = (actor: typeof a1): string[] =>
+      actor.actor
+        .getSnapshot()
+        .context.servers.map((server) => server.id)
+        .sort();
     expect(ids(a1)).toEqual(['server:fixture:acme', 'server:memory:acme']);
     expect(ids(a2)).toEqual(ids(a1));
-    const fixtureRef = Object.values(supervisor()!.getSnapshot().context.servers).find((server) => server.ref.id === 'server:fixture:acme')!.ref;
+    const fixtureRef = Object.values(supervisor()!.getSnapshot().context.servers).find(
+      (server) => server.ref.id === 'server:fixture:acme',
+    )!.ref;
     const fixturePid = rt.status().servers.find((s) => s.server === 'fixture')!.pid;
     await a1.deactivate();
     expect(a1.actor.getSnapshot().status).toBe('stopped');
@@ -243,7 +270,10 @@ describe('createRuntime', () => {
     expect((await locked.call('roster/roster_list_shifts', {})).status).toBe('committed');
     expect((await locked.call('roster/roster_propose_swap', {})).status).toBe('committed');
     const denied = await locked.call('roster/roster_delete_shift', {});
-    expect(denied).toMatchObject({ status: 'rejected', error: { code: 'PERMISSION_DENIED', details: { rule: 'permissions.execute: deny' } } });
+    expect(denied).toMatchObject({
+      status: 'rejected',
+      error: { code: 'PERMISSION_DENIED', details: { rule: 'permissions.execute: deny' } },
+    });
     expect((await locked.call('roster/roster_purge', {})).status).toBe('committed');
 
     const cautious = await rt.activate('cautious', { tenant: 'acme' });
@@ -296,10 +326,14 @@ describe('createRuntime', () => {
     type Ref = { systemId?: string; id?: string };
     const idOf = (ref: Ref): string => ref.systemId ?? ref.id ?? '?';
     // Who started an actor: the source of the `xstate.init` event XState sends it as it starts.
-    const inits = inspection.filter((e): e is InspectionEvent & { type: '@xstate.event' } => e.type === '@xstate.event' && e.event.type === 'xstate.init');
+    const inits = inspection.filter(
+      (e): e is InspectionEvent & { type: '@xstate.event' } => e.type === '@xstate.event' && e.event.type === 'xstate.init',
+    );
     const parentOf = new Map(inits.map((e) => [e.actorRef, e.sourceRef]));
     const actors = inspection.filter((e) => e.type === '@xstate.actor').map((e) => e.actorRef);
-    const tree = Object.fromEntries(actors.map((ref) => [idOf(ref as Ref), parentOf.get(ref) ? idOf(parentOf.get(ref) as Ref) : undefined]));
+    const tree = Object.fromEntries(
+      actors.map((ref) => [idOf(ref as Ref), parentOf.get(ref) ? idOf(parentOf.get(ref) as Ref) : undefined]),
+    );
     const actorId = Object.keys(tree).find((id) => id.startsWith('actor:assistant:acme'))!;
     expect(tree.runtime).toBeUndefined();
     expect(tree[actorId]).toBe('runtime');
@@ -310,8 +344,12 @@ describe('createRuntime', () => {
     const calls = Object.keys(tree).filter((id) => id.startsWith('call:'));
     expect(calls).toHaveLength(2);
     for (const call of calls) expect(tree[call]).toBe(actorId);
-    const toolCallSnapshots = inspection.filter((e) => e.type === '@xstate.snapshot' && idOf(e.actorRef as unknown as Ref).startsWith('call:'));
-    const visited = new Set(toolCallSnapshots.map((e) => JSON.stringify((e as unknown as { snapshot: { value: unknown } }).snapshot.value)));
+    const toolCallSnapshots = inspection.filter(
+      (e) => e.type === '@xstate.snapshot' && idOf(e.actorRef as unknown as Ref).startsWith('call:'),
+    );
+    const visited = new Set(
+      toolCallSnapshots.map((e) => JSON.stringify((e as unknown as { snapshot: { value: unknown } }).snapshot.value)),
+    );
     // No sandbox: nothing to lock, rewrite or commit, so those steps pass without a state of their
     // own; and the policy answered for these tools without asking anyone, so authorizing did too.
     expect([...visited]).toEqual(['"invoking"', '"done"']);
@@ -362,7 +400,15 @@ describe('createRuntime', () => {
       checkpointable: true,
       inference,
     };
-    const handler: ToolHandler = () => Promise.resolve({ success: true, content: [{ type: 'text', text: 'noon' }], data: undefined, error: undefined, errorCode: undefined, durationMs: 0 });
+    const handler: ToolHandler = () =>
+      Promise.resolve({
+        success: true,
+        content: [{ type: 'text', text: 'noon' }],
+        data: undefined,
+        error: undefined,
+        errorCode: undefined,
+        durationMs: 0,
+      });
     const rt = await createRuntime({
       config: { skills: { clock: { tools: ['builtin/now'] } }, actors: { timekeeper: { skills: ['clock'] } } },
       tools: [{ descriptor: now, handler }],
@@ -416,6 +462,8 @@ describe('createRuntime', () => {
     rt.events$.subscribe((e) => e.type === 'call.ended' && ended.push(e));
     const actor = await rt.activate('assistant', { tenant: 'acme' });
     await actor.call('fixture/no_such_tool');
-    expect(ended).toEqual([expect.objectContaining({ tool: 'fixture/no_such_tool', status: 'rejected', errorCode: 'NOT_FOUND', category: undefined })]);
+    expect(ended).toEqual([
+      expect.objectContaining({ tool: 'fixture/no_such_tool', status: 'rejected', errorCode: 'NOT_FOUND', category: undefined }),
+    ]);
   });
 });

@@ -68,6 +68,8 @@ describe('whom an escape is charged to', () => {
     expect(statuses.length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set(['committed']));
     expect(probe.events.filter((event) => event.type === 'capability.violation')).toEqual([]);
-    expect(probe.events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual(Array(10).fill('linker'));
+    expect(probe.events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual(
+      Array(10).fill('linker'),
+    );
   });
 });

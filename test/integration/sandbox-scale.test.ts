@@ -28,7 +28,12 @@ describe(`a sandbox of a ${FILES}-file repository`, () => {
     const sandbox = await Sandbox.create({ projectDir: project });
     try {
       expect(sandbox.checkpointSeed).toBeDefined();
-      const workspace = await SandboxWorkspace.open({ root: sandbox.root, logicalRoot: sandbox.logicalRoot, checkpointsDir: sandbox.checkpointsDir, checkpointSeed: sandbox.checkpointSeed });
+      const workspace = await SandboxWorkspace.open({
+        root: sandbox.root,
+        logicalRoot: sandbox.logicalRoot,
+        checkpointsDir: sandbox.checkpointsDir,
+        checkpointSeed: sandbox.checkpointSeed,
+      });
       try {
         const stores = [join(sandbox.checkpointsDir, 'git', 'objects'), join(sandbox.checkpointsDir, '..', 'objects')];
         expect(looseObjects(stores).blob).toBe(2); // the two carried files, each stored once

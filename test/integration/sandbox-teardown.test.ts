@@ -45,11 +45,19 @@ describe('sandbox teardown', () => {
     // The built module (`npm test` builds first): a plain Node process cannot load TypeScript.
     const groups = fileURLToPath(new URL('../../dist/process/process-groups.js', import.meta.url));
     // The host starts the removal and is killed in the same tick: the removal has barely begun.
-    const host = spawn(process.execPath, ['--input-type=module', '-e', `
+    const host = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       const { removeInBackground } = await import(${JSON.stringify(groups)});
       void removeInBackground(${JSON.stringify(trash)});
       process.kill(process.pid, 'SIGKILL');
-    `], { stdio: 'ignore' });
+    `,
+      ],
+      { stdio: 'ignore' },
+    );
     await new Promise((resolve) => host.once('exit', resolve));
     await waitUntil(() => !existsSync(trash), 'the reaper to remove the trash', 30_000);
     expect(existsSync(trash)).toBe(false);

@@ -1,6 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -296,7 +311,9 @@ describe('Sandbox of a git repository', () => {
 
   it('takes only absolute paths for denyReads, and says how to make one', async () => {
     const sandbox = await create(makeRepo());
-    expect(() => sandbox.denyReads(['secrets'])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: stringContaining('path.resolve') }));
+    expect(() => sandbox.denyReads(['secrets'])).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: stringContaining('path.resolve') }),
+    );
     sandbox.denyReads(['/nonexistent/secrets']); // a path that does not exist is ignored when git runs
     expect(await sandbox.diff()).toBe('');
   });

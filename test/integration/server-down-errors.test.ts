@@ -22,7 +22,10 @@ const pidLog: Record<string, string> = process.env.MCP_ACTORS_PID_LOG ? { MCP_AC
 // the `ready` file exists: the cause an operator fixes.
 const guarded = {
   command: '/bin/sh',
-  args: ['-c', `if [ -f "${ready}" ]; then exec "${process.execPath}" "${fixtureServerPath()}"; fi; echo "token $API_TOKEN rejected" >&2; exit 3`],
+  args: [
+    '-c',
+    `if [ -f "${ready}" ]; then exec "${process.execPath}" "${fixtureServerPath()}"; fi; echo "token $API_TOKEN rejected" >&2; exit 3`,
+  ],
   env: { API_TOKEN: token, ...pidLog },
   max_restarts: 1,
   backoff: { initial_ms: 1, max_ms: 1 },
@@ -34,7 +37,14 @@ describe('a server in ERROR', () => {
     const runtime = await createRuntime({
       config: {
         servers: { flaky: guarded, good: { command: process.execPath, args: [fixtureServerPath()], env: pidLog } },
-        skills: { both: { mcp_servers: [{ server: 'good', include: ['echo'] }, { server: 'flaky', include: ['echo'], required: false }] } },
+        skills: {
+          both: {
+            mcp_servers: [
+              { server: 'good', include: ['echo'] },
+              { server: 'flaky', include: ['echo'], required: false },
+            ],
+          },
+        },
         actors: { helper: { skills: ['both'], permissions: { execute: 'allow' } } },
       },
     });
@@ -49,7 +59,9 @@ describe('a server in ERROR', () => {
       expect(outcome.status).toBe('rejected');
       expect(outcome.error?.code).toBe('SERVER_IN_ERROR');
       const message = outcome.error?.message ?? '';
-      expect(message).toMatch(/^"flaky\/echo" cannot be called: server "flaky" is down: it gave up after 1 automatic restart \(SERVER_EXITED: /);
+      expect(message).toMatch(
+        /^"flaky\/echo" cannot be called: server "flaky" is down: it gave up after 1 automatic restart \(SERVER_EXITED: /,
+      );
       expect(message).toContain('fix the cause, then deactivate() the actor and activate() it again');
       expect(message).toContain('token [redacted] rejected');
       expect(message).not.toContain('no tool named');
@@ -83,9 +95,14 @@ describe('a server in ERROR', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toMatchObject({ code: 'SERVER_IN_ERROR', details: { server: 'flaky', restarts: 0, lastError: { code: 'SERVER_EXITED' } } });
+      expect(error).toMatchObject({
+        code: 'SERVER_IN_ERROR',
+        details: { server: 'flaky', restarts: 0, lastError: { code: 'SERVER_EXITED' } },
+      });
       const message = (error as Error).message;
-      expect(message).toMatch(/^server "flaky" gave up after 0 automatic restarts and is in ERROR \(SERVER_EXITED: .*\); fix the cause, then call start\(\) again$/);
+      expect(message).toMatch(
+        /^server "flaky" gave up after 0 automatic restarts and is in ERROR \(SERVER_EXITED: .*\); fix the cause, then call start\(\) again$/,
+      );
       expect(message).not.toContain('cannot run until');
       expect(message).not.toContain(token);
     } finally {

@@ -41,7 +41,9 @@ describe("a server's JSON-RPC error", () => {
 
     // Said once, by the layer that knew it: the server's words, the code once, no prefix stacked.
     const message = error?.message ?? '';
-    expect(message).toBe('server "refuser" answered call "echo" with error -32602: Invalid arguments for tool echo: refused by --invalid-params-on-call');
+    expect(message).toBe(
+      'server "refuser" answered call "echo" with error -32602: Invalid arguments for tool echo: refused by --invalid-params-on-call',
+    );
     expect(message).not.toContain('MCP error');
     expect(message.match(/-32602|SERVER_ERROR|TOOL_FAILED|PROTOCOL_ERROR/g)).toEqual(['-32602']);
 

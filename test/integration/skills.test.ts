@@ -20,7 +20,10 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-actors-skills-'));
   const pdf = join(dir, 'pdf-tools');
   mkdirSync(join(pdf, 'scripts'), { recursive: true });
-  writeFileSync(join(pdf, 'SKILL.md'), '---\nname: pdf-tools\ndescription: Fill and merge PDF forms.\n---\n# PDF tools\n\nRun scripts/fill.py with the form.\n');
+  writeFileSync(
+    join(pdf, 'SKILL.md'),
+    '---\nname: pdf-tools\ndescription: Fill and merge PDF forms.\n---\n# PDF tools\n\nRun scripts/fill.py with the form.\n',
+  );
   writeFileSync(join(pdf, 'scripts', 'fill.py'), 'print("filling")\n');
   writeFileSync(join(pdf, 'reference.md'), 'Field names are case-sensitive.\n');
   mkdirSync(join(dir, 'broken'));
@@ -66,7 +69,11 @@ describe('SkillRegistry', () => {
     registry.register(localTool('builtin', 'builtin', 'now'));
     registry.register(localTool('custom', 'custom', 'summarise'));
     const skills = new SkillRegistry(registry);
-    await skills.define({ name: 'reader', mcpServers: [{ server: 'fx', include: ['echo', 'annotated_*'], exclude: ['*_delete'] }], tools: ['builtin/now'] });
+    await skills.define({
+      name: 'reader',
+      mcpServers: [{ server: 'fx', include: ['echo', 'annotated_*'], exclude: ['*_delete'] }],
+      tools: ['builtin/now'],
+    });
     await skills.define({ name: 'writer', mcpServers: ['fx'], tools: ['custom/summarise'], agentSkills: [join(dir, 'pdf-tools')] });
     const reader = skills.resolve(['reader']);
     expect(reader.tools.map((t) => t.name).sort()).toEqual(['builtin/now', 'fx/annotated_read', 'fx/echo']);
@@ -97,7 +104,10 @@ describe('SkillRegistry', () => {
     expect(tool).toMatchObject({ source: 'agent-skill', description: 'Fill and merge PDF forms.' });
     expect(tool.capabilities).toMatchObject({ readOnly: true, writes: false });
     const overview = await registry.handlerOf('agent-skill/pdf-tools')({}, {});
-    expect(overview.data).toEqual({ instructions: '# PDF tools\n\nRun scripts/fill.py with the form.', files: ['reference.md', 'scripts/fill.py'] });
+    expect(overview.data).toEqual({
+      instructions: '# PDF tools\n\nRun scripts/fill.py with the form.',
+      files: ['reference.md', 'scripts/fill.py'],
+    });
     const file = await registry.handlerOf('agent-skill/pdf-tools')({ file: 'scripts/fill.py' }, {});
     expect((file.content[0] as { text: string }).text).toBe('print("filling")\n');
     const outside = await registry.handlerOf('agent-skill/pdf-tools')({ file: '../broken/SKILL.md' }, {});

@@ -32,9 +32,10 @@ afterEach(() => {
 
 /** Every object of the store's repository, with its content. */
 function storedObjects(storeDir: string): string {
-  return execFileSync('git', ['--git-dir', join(storeDir, 'git'), 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
+  return execFileSync('git', ['--git-dir', join(storeDir, 'git'), 'cat-file', '--batch-all-objects', '--batch'], {
+    maxBuffer: 256 * 1024 * 1024,
+  }).toString('utf8');
 }
-
 
 describe('snapshots against a directory exchanged with a link to an outside folder', () => {
   it('checkpoints never store a file of the outside folder', { timeout: 120_000 }, async () => {
@@ -110,25 +111,29 @@ describe('snapshots against a directory exchanged with a link to an outside fold
     });
   });
 
-  it("a diff never shows a file of a confined server's extra deny path, which the runtime tells the sandbox", { timeout: 120_000 }, async () => {
-    await inSandbox(async ({ sandbox, base, project }) => {
-      const outside = secretFolder(project, 'denied');
-      const runtime = await createRuntime({
-        config: {
-          servers: { fx: { command: process.execPath, args: [fixtureServerPath()], confine: { deny: [outside] } } },
-          skills: { s: { mcp_servers: ['fx'] } },
-          actors: { a: { skills: ['s'] } },
-        },
+  it(
+    "a diff never shows a file of a confined server's extra deny path, which the runtime tells the sandbox",
+    { timeout: 120_000 },
+    async () => {
+      await inSandbox(async ({ sandbox, base, project }) => {
+        const outside = secretFolder(project, 'denied');
+        const runtime = await createRuntime({
+          config: {
+            servers: { fx: { command: process.execPath, args: [fixtureServerPath()], confine: { deny: [outside] } } },
+            skills: { s: { mcp_servers: ['fx'] } },
+            actors: { a: { skills: ['s'] } },
+          },
+        });
+        try {
+          const actor = await runtime.activate('a', { tenant: 't', sandbox });
+          expect(actor.activation?.unavailable).toEqual([]);
+          expect(await diffsUnderAttack(sandbox, base, outside, 'f', 60)).toEqual({ secret: 0, innocent: true });
+        } finally {
+          await runtime.shutdown();
+        }
       });
-      try {
-        const actor = await runtime.activate('a', { tenant: 't', sandbox });
-        expect(actor.activation?.unavailable).toEqual([]);
-        expect(await diffsUnderAttack(sandbox, base, outside, 'f', 60)).toEqual({ secret: 0, innocent: true });
-      } finally {
-        await runtime.shutdown();
-      }
-    });
-  });
+    },
+  );
 
   it("a diff never shows the project's .env, which confined servers cannot read either", { timeout: 120_000 }, async () => {
     await inSandbox(async ({ sandbox, base, project }) => {
@@ -138,4 +143,3 @@ describe('snapshots against a directory exchanged with a link to an outside fold
     });
   });
 });
-

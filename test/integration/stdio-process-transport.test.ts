@@ -135,7 +135,10 @@ function harness(overrides: Partial<StdioProcessOptions> = {}): Harness {
 }
 
 const isReady = (message: JSONRPCMessage): boolean => 'method' in message && message.method === 'ready';
-const isAnswerTo = (id: number) => (message: JSONRPCMessage): boolean => 'id' in message && message.id === id && 'result' in message;
+const isAnswerTo =
+  (id: number) =>
+  (message: JSONRPCMessage): boolean =>
+    'id' in message && message.id === id && 'result' in message;
 
 /** `close()`, and how long it took (for the stop sequence's steps, with wide bounds). */
 async function timedClose(h: Harness): Promise<number> {
@@ -160,7 +163,6 @@ async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
-
 
 describe('StdioProcessTransport: spawning', () => {
   it('rejects a missing command with SPAWN_FAILED naming the command and the cwd, and nothing goes unhandled', async () => {

@@ -12,7 +12,14 @@ import type { CallOutcome } from '../../src/tool-call/tool-call-io.js';
 import { fixtureServerConfig } from '../../src/testing/index.js';
 import { testTool } from '../support/descriptors.js';
 
-const ok: ToolResult = { success: true, content: [{ type: 'text', text: 'ok' }], data: undefined, error: undefined, errorCode: undefined, durationMs: 0 };
+const ok: ToolResult = {
+  success: true,
+  content: [{ type: 'text', text: 'ok' }],
+  data: undefined,
+  error: undefined,
+  errorCode: undefined,
+  durationMs: 0,
+};
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 const after = <T>(ms: number, value: T): Promise<T> => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
@@ -65,7 +72,9 @@ describe('one step runner for the fast path and the machine', () => {
       ran += 1;
       return Promise.resolve(ok);
     });
-    const outcomes = await Promise.all((['fast path', 'machine'] as const).map((path) => call(path, registry, 'fx/read_status', 100, () => never())));
+    const outcomes = await Promise.all(
+      (['fast path', 'machine'] as const).map((path) => call(path, registry, 'fx/read_status', 100, () => never())),
+    );
     for (const outcome of outcomes) {
       expect(outcome).toMatchObject({ status: 'failed', error: { code: 'REQUEST_TIMEOUT', details: { waitedFor: 'approval' } } });
       expect(outcome.durationMs).toBeGreaterThanOrEqual(95);

@@ -133,19 +133,32 @@ describe('OpenTelemetry spans of the runtime', () => {
 
     const ok = callSpan(committed.callId);
     expect(ok.name).toBe('execute_tool fixture/echo');
-    expect(ok.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'fixture/echo', 'mcp_actors.call.status': 'committed', 'mcp_actors.tenant': 'acme' });
+    expect(ok.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'fixture/echo',
+      'mcp_actors.call.status': 'committed',
+      'mcp_actors.tenant': 'acme',
+    });
     expect(ok.attributes['error.type']).toBeUndefined();
     const okChildren = childrenOf(ok).map((span) => span.name);
     expect(okChildren).toEqual(expect.arrayContaining(['checkpoint fixture/echo', 'commit fixture/echo', 'tools/call echo']));
     const request = childrenOf(ok).find((span) => span.name === 'tools/call echo')!;
     expect(request.kind).toBe(2); // CLIENT
-    expect(request.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe', 'mcp.protocol.version': anyOf(String) });
+    expect(request.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'echo',
+      'network.transport': 'pipe',
+      'mcp.protocol.version': anyOf(String),
+    });
 
     const back = callSpan(rolledBack.callId);
     expect(back.attributes).toMatchObject({ 'mcp_actors.call.status': 'rolled-back', 'error.type': 'TOOL_FAILED' });
     expect(back.status.code).toBe(2); // ERROR
     const rollback = childrenOf(back).find((span) => span.name === 'rollback fixture/write_then_fail');
-    expect(rollback?.attributes).toMatchObject({ 'mcp_actors.rollback.restored': true, 'mcp_actors.checkpoint.id': rolledBack.checkpointId });
+    expect(rollback?.attributes).toMatchObject({
+      'mcp_actors.rollback.restored': true,
+      'mcp_actors.checkpoint.id': rolledBack.checkpointId,
+    });
     expect(childrenOf(back).find((span) => span.name === 'tools/call write_then_fail')?.attributes['error.type']).toBe('tool_error');
 
     const no = callSpan(refused.callId);
@@ -163,8 +176,17 @@ describe('OpenTelemetry spans of the runtime', () => {
     await crasher.deactivate();
     const server = named('server flaky').at(-1);
     expect(server, 'the flaky server span, ended when it stopped').toBeDefined();
-    const events = server!.events.map((event) => [event.name, event.attributes?.['mcp_actors.server.state'] ?? event.attributes?.['mcp_actors.server.restarts']]);
-    expect(events).toEqual(expect.arrayContaining([['server.restarted', 1], ['server.state', 'RUNNING'], ['server.state', 'STOPPED']]));
+    const events = server!.events.map((event) => [
+      event.name,
+      event.attributes?.['mcp_actors.server.state'] ?? event.attributes?.['mcp_actors.server.restarts'],
+    ]);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        ['server.restarted', 1],
+        ['server.state', 'RUNNING'],
+        ['server.state', 'STOPPED'],
+      ]),
+    );
   });
 
   it('carries the trace context to a served domain server: its span is the child of the client span', async () => {
@@ -178,12 +200,18 @@ describe('OpenTelemetry spans of the runtime', () => {
     expect(server, 'the served domain server span').toBeDefined();
     expect(server!.spanContext().traceId).toBe(call.spanContext().traceId);
     expect(parentOf(server!)).toBe(client!.spanContext().spanId);
-    expect(server!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'list_shifts', 'mcp_actors.tenant': 'acme' });
+    expect(server!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'list_shifts',
+      'mcp_actors.tenant': 'acme',
+    });
   });
 
   it('records mcp.client.operation.duration in seconds per method', async () => {
     const { resourceMetrics } = await reader.collect();
-    const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === 'mcp.client.operation.duration');
+    const metric = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((m) => m.descriptor.name === 'mcp.client.operation.duration');
     expect(metric?.descriptor.unit).toBe('s');
     const methods = new Set(metric!.dataPoints.map((point) => point.attributes['mcp.method.name']));
     expect(methods).toEqual(new Set(['tools/call', 'tools/list']));
@@ -192,7 +220,14 @@ describe('OpenTelemetry spans of the runtime', () => {
   it('exports no secret given through a server env or headers, in any byte', () => {
     expect(spans().length).toBeGreaterThan(10);
     const exported = JSON.stringify(
-      spans().map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links, resource: span.resource.attributes })),
+      spans().map((span) => ({
+        name: span.name,
+        attributes: span.attributes,
+        events: span.events,
+        status: span.status,
+        links: span.links,
+        resource: span.resource.attributes,
+      })),
     );
     expect(exported).not.toContain(SECRET);
     expect(exported).not.toContain('Telemetry-7f3a');

@@ -79,7 +79,9 @@ describe('whom a change in the sandbox is charged to', () => {
     const read = await reading;
     expect(read).toMatchObject({ status: 'committed', changes: [] });
     expect(violations()).toEqual([]);
-    expect(probe.events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual(['alice']);
+    expect(probe.events.filter((event) => event.type === 'sandbox.escape').map((event) => (event as { actor: string }).actor)).toEqual([
+      'alice',
+    ]);
   });
 });
 
@@ -89,7 +91,13 @@ describe('a link made and removed within a write call (unconfined, best effort)'
     mkdirSync(outside);
     const sandbox = await probe.runtime.createSandbox(probe.project);
     const alice = await probe.runtime.activate('alice', { tenant: 't', sandbox });
-    const outcome = await alice.call('probe/write_through_link', { link: join(sandbox.root, 'door'), target: hex(outside), leaf: 'out.txt', content: 'x', ms: 50 });
+    const outcome = await alice.call('probe/write_through_link', {
+      link: join(sandbox.root, 'door'),
+      target: hex(outside),
+      leaf: 'out.txt',
+      content: 'x',
+      ms: 50,
+    });
     expect(outcome).toMatchObject({ status: 'rolled-back', error: { code: 'SANDBOX_ESCAPE' } });
     expect(outcome.error?.details.links).toEqual([{ path: 'door', target: outside, resolved: outside }]);
     // What it wrote outside cannot be undone; the error says so and names the confinement.

@@ -36,7 +36,10 @@ async function orphanGit(storeDir: string): Promise<number> {
   const pidFile = join(storeDir, '..', `orphan-${Date.now()}.pid`);
   const script = `(while true; do : > "$GIT_INDEX_FILE.lock"; sleep 0.02; done) & echo $! > "${pidFile}"`;
   await new Promise<void>((resolve, reject) => {
-    const shell = spawn('/bin/sh', ['-c', script], { env: { PATH: process.env.PATH, GIT_INDEX_FILE: join(storeDir, 'index'), GIT_DIR: join(storeDir, 'git') }, stdio: 'ignore' });
+    const shell = spawn('/bin/sh', ['-c', script], {
+      env: { PATH: process.env.PATH, GIT_INDEX_FILE: join(storeDir, 'index'), GIT_DIR: join(storeDir, 'git') },
+      stdio: 'ignore',
+    });
     shell.once('error', reject);
     shell.once('exit', () => resolve());
   });
@@ -70,7 +73,13 @@ describe('reopening a checkpoint store a dead host left', () => {
   it('does not count a git this host is running itself as left over', async () => {
     const storeDir = tempDir('mcp-actors-reopen-mine-');
     const env = { PATH: process.env.PATH, GIT_INDEX_FILE: join(storeDir, 'index') };
-    const running = runGitProcess(['-c', 'sleep 0.5'], { command: '/bin/sh', env, errorCode: 'CHECKPOINT_FAILED', label: 'sh', shownArgs: [] });
+    const running = runGitProcess(['-c', 'sleep 0.5'], {
+      command: '/bin/sh',
+      env,
+      errorCode: 'CHECKPOINT_FAILED',
+      label: 'sh',
+      shownArgs: [],
+    });
     await waitUntil(() => liveGroups().size > 0, 'our git to run', 5_000);
     expect(leftoverGitProcesses(storeDir)).toEqual([]);
     await running;

@@ -52,7 +52,11 @@ describe('the fixture fault matrix', () => {
       expect(c.client.status().lastError?.code).toBe('SERVER_CRASHED');
       const ms = await recovered(c, since);
       expect(c.client.status().restarts).toBe(1);
-      record(id, `CONNECTION_LOST, RUNNING again, restarts 1, lastExit ${JSON.stringify({ code: c.client.status().lastExit?.code, signal: c.client.status().lastExit?.signal })}`, ms);
+      record(
+        id,
+        `CONNECTION_LOST, RUNNING again, restarts 1, lastExit ${JSON.stringify({ code: c.client.status().lastExit?.code, signal: c.client.status().lastExit?.signal })}`,
+        ms,
+      );
     });
   }
 
@@ -90,8 +94,20 @@ describe('the fixture fault matrix', () => {
   });
 
   for (const { id, says, options, timeoutMs, observed } of [
-    { id: 'hang-on-call', says: 'REQUEST_TIMEOUT, the server stays RUNNING', options: { hangOnCall: true }, timeoutMs: 300, observed: 'REQUEST_TIMEOUT at the deadline, RUNNING' },
-    { id: 'endless-progress', says: 'REQUEST_TIMEOUT at the deadline', options: { endlessProgress: true }, timeoutMs: 400, observed: 'REQUEST_TIMEOUT, RUNNING' },
+    {
+      id: 'hang-on-call',
+      says: 'REQUEST_TIMEOUT, the server stays RUNNING',
+      options: { hangOnCall: true },
+      timeoutMs: 300,
+      observed: 'REQUEST_TIMEOUT at the deadline, RUNNING',
+    },
+    {
+      id: 'endless-progress',
+      says: 'REQUEST_TIMEOUT at the deadline',
+      options: { endlessProgress: true },
+      timeoutMs: 400,
+      observed: 'REQUEST_TIMEOUT, RUNNING',
+    },
   ]) {
     it(`${id}: ${says}`, async () => {
       const c = fixture(options);
@@ -176,7 +192,9 @@ describe('the fixture fault matrix', () => {
     const c = fixture({ stopReadingAfter: 1 }, { shutdownTimeoutMs: 400 });
     expect(await echo(c)).toBe('ok');
     expect(c.client.state).toBe('RUNNING');
-    const later = await Promise.all([1, 2, 3].map(() => c.calls.track(c.client.callTool('echo', { message: 'x'.repeat(100_000) }, { timeoutMs: 400 }))));
+    const later = await Promise.all(
+      [1, 2, 3].map(() => c.calls.track(c.client.callTool('echo', { message: 'x'.repeat(100_000) }, { timeoutMs: 400 }))),
+    );
     expect(new Set(later)).toEqual(new Set(['REQUEST_TIMEOUT']));
     await c.client.stop();
     record('stop-reading-stdin', 'REQUEST_TIMEOUT for each later call, STOPPED');
@@ -198,7 +216,7 @@ describe('the fixture fault matrix', () => {
     const c = fixture({ lyingAnnotations: true });
     const tools = await c.client.listTools();
     expect(tools.find((t) => t.name === 'write_then_fail')?.annotations?.readOnlyHint).toBe(true);
-    record('lying-annotations', 'every tool listed readOnlyHint: true (detection is the sandbox\'s: read_sneaky test)');
+    record('lying-annotations', "every tool listed readOnlyHint: true (detection is the sandbox's: read_sneaky test)");
   });
 
   it('protocol-version: ERROR without retries, naming both versions', async () => {

@@ -6,7 +6,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/config/server-config.js';
-import { inProcessFixture, openHandles, waitForServerState, type InProcessFixture, type InProcessFixtureOptions } from '../../src/testing/index.js';
+import {
+  inProcessFixture,
+  openHandles,
+  waitForServerState,
+  type InProcessFixture,
+  type InProcessFixtureOptions,
+} from '../../src/testing/index.js';
 import { echo, FAST, fourAnswers, reaches, recovered, throughListChangedFlood, type FaultCase } from './support/fault-case.js';
 import { record, Settlements } from './support/record.js';
 
@@ -52,7 +58,11 @@ describe('the in-process fixture fault matrix', () => {
       expect(c.client.status().restarts).toBe(1);
       expect(c.fixture.started).toBe(2);
       expect(c.client.status().lastExit).toBeUndefined();
-      record(id(name), `CONNECTION_LOST, SERVER_CRASHED (${crashMode === 'sigkill' ? 'killed by SIGKILL' : 'exit code 1'}), RUNNING again, restarts 1`, ms);
+      record(
+        id(name),
+        `CONNECTION_LOST, SERVER_CRASHED (${crashMode === 'sigkill' ? 'killed by SIGKILL' : 'exit code 1'}), RUNNING again, restarts 1`,
+        ms,
+      );
     });
   }
 
@@ -93,8 +103,20 @@ describe('the in-process fixture fault matrix', () => {
   });
 
   for (const { name, says, options, timeoutMs, observed } of [
-    { name: 'hang-on-call', says: 'REQUEST_TIMEOUT, the server stays RUNNING', options: { hangOnCall: true }, timeoutMs: 200, observed: 'REQUEST_TIMEOUT at the deadline, RUNNING' },
-    { name: 'endless-progress', says: 'REQUEST_TIMEOUT at the deadline', options: { endlessProgress: true }, timeoutMs: 300, observed: 'REQUEST_TIMEOUT, RUNNING' },
+    {
+      name: 'hang-on-call',
+      says: 'REQUEST_TIMEOUT, the server stays RUNNING',
+      options: { hangOnCall: true },
+      timeoutMs: 200,
+      observed: 'REQUEST_TIMEOUT at the deadline, RUNNING',
+    },
+    {
+      name: 'endless-progress',
+      says: 'REQUEST_TIMEOUT at the deadline',
+      options: { endlessProgress: true },
+      timeoutMs: 300,
+      observed: 'REQUEST_TIMEOUT, RUNNING',
+    },
   ]) {
     it(`${name}: ${says}`, async () => {
       const c = fixture(options);
@@ -148,7 +170,11 @@ describe('the in-process fixture fault matrix', () => {
     expect(c.client.status().lastError?.code).toBe('SERVER_CRASHED');
     // The restarted fixture does the same on its first call.
     expect(await echo(c)).toBe('CONNECTION_LOST');
-    record(id('half-frame-exit'), 'CONNECTION_LOST each time, the half response counted as not JSON-RPC, restarted each time', Date.now() - since);
+    record(
+      id('half-frame-exit'),
+      'CONNECTION_LOST each time, the half response counted as not JSON-RPC, restarted each time',
+      Date.now() - since,
+    );
   });
 
   it('stderr-flood: a flood of log notifications does not starve calls', async () => {
@@ -176,7 +202,7 @@ describe('the in-process fixture fault matrix', () => {
     record(id('ignore-sigterm'), 'STOPPED after the 300 ms budget (the transport abandoned)', ms);
   });
 
-  it('fork-grandchild: stop() closes the transport, and the server\'s timer ends with it', async () => {
+  it("fork-grandchild: stop() closes the transport, and the server's timer ends with it", async () => {
     const before = openHandles().Timeout ?? 0;
     const c = fixture({ forkGrandchild: true });
     expect(await echo(c)).toBe('ok');

@@ -55,7 +55,8 @@ async function heapAfterGc(): Promise<number> {
 }
 
 const PROCESS_EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'uncaughtException', 'unhandledRejection', 'warning'] as const;
-const processListeners = (): Record<string, number> => Object.fromEntries(PROCESS_EVENTS.map((event) => [event, process.listenerCount(event)]));
+const processListeners = (): Record<string, number> =>
+  Object.fromEntries(PROCESS_EVENTS.map((event) => [event, process.listenerCount(event)]));
 
 /** A caller's signal that lives across every run: a call that forgets its listener leaves it here. */
 const caller = new AbortController();
@@ -162,7 +163,7 @@ describe('the supervised stdio server as a model', () => {
           total += real.commands;
         }
         expect(real.calls.allOnce(), real.calls.codes().join(', ')).toBe(true);
-        expect(listenerCount(signal, 'abort'), 'listeners left on the caller\'s signal').toBe(0);
+        expect(listenerCount(signal, 'abort'), "listeners left on the caller's signal").toBe(0);
         await expectAllGone([...real.pids], [...real.pids]);
         expect(spawnedProcesses().groups).toEqual([]);
         runs += 1;

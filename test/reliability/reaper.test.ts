@@ -56,7 +56,13 @@ describe('the reaper', () => {
   });
 
   it('tracks a git process like a server group while it runs', async () => {
-    const running = runGitProcess(['-c', 'sleep 0.3'], { command: '/bin/sh', env: process.env, errorCode: 'CHECKPOINT_FAILED', label: 'sh', shownArgs: [] });
+    const running = runGitProcess(['-c', 'sleep 0.3'], {
+      command: '/bin/sh',
+      env: process.env,
+      errorCode: 'CHECKPOINT_FAILED',
+      label: 'sh',
+      shownArgs: [],
+    });
     await waitUntil(() => liveGroups().size === 1, 'the git group to be tracked', 5_000);
     const [pgid] = [...liveGroups()];
     expect(descendantsOf()).toContain(pgid);

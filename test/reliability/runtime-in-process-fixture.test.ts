@@ -55,7 +55,9 @@ describe('createRuntime over the in-process fixture (serverActors)', () => {
 
   it('refuses serverActors for a server the configuration does not declare', async () => {
     fixture = inProcessFixture();
-    await expect(createRuntime({ config: configWith('/nonexistent/never-run'), serverActors: { flakey: fixture.actors } })).rejects.toMatchObject({
+    await expect(
+      createRuntime({ config: configWith('/nonexistent/never-run'), serverActors: { flakey: fixture.actors } }),
+    ).rejects.toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
       message: stringContaining('"flakey", which is not a server of the configuration'),
     });

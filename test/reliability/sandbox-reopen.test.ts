@@ -26,7 +26,11 @@ afterAll(() => rmSync(project, { recursive: true, force: true }));
 describe('a sandbox a crashed host left', () => {
   it('is listed, reopened with its checkpoints, has its interrupted rollback finished, and can be disposed', async () => {
     const id = `reopen-${process.pid}-${Date.now()}`;
-    const child = spawn(process.execPath, [host, project, id], { cwd: repoRoot, env: { ...process.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [host, project, id], {
+      cwd: repoRoot,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
     const crashed = JSON.parse(line) as { root: string; checkpoint: string };

@@ -35,6 +35,9 @@ describe('a spawn that runs out of file descriptors', () => {
     expect(step('b-answered')).toMatchObject({ text: 'after' });
     expect(step('done')).toBeDefined();
     expect(run.stderr).not.toMatch(/Unhandled|is not iterable/);
-    record('spawn-emfile', `host lived; B: SPAWN_FAILED (EMFILE, transient), ${String(step('starved')?.bRestarts)} retries while starved, RUNNING once freed; A answered throughout`);
+    record(
+      'spawn-emfile',
+      `host lived; B: SPAWN_FAILED (EMFILE, transient), ${String(step('starved')?.bRestarts)} retries while starved, RUNNING once freed; A answered throughout`,
+    );
   });
 });

@@ -19,7 +19,14 @@ import { isMcpActorsError } from '../../src/errors/index.js';
 import { publicStateOf } from '../../src/server/server-machine.js';
 import { ServerState } from '../../src/server/server-states.js';
 import { fixtureServerConfig } from '../../src/testing/fixture.js';
-import { connectOverTransport, faultyTransport, spawnedProcesses, waitForServerState, type FaultPlan, type FaultyTransport } from '../../src/testing/index.js';
+import {
+  connectOverTransport,
+  faultyTransport,
+  spawnedProcesses,
+  waitForServerState,
+  type FaultPlan,
+  type FaultyTransport,
+} from '../../src/testing/index.js';
 import { expectAllGone } from '../support/processes.js';
 import { waitUntil } from '../support/wait.js';
 import { record } from './support/record.js';
@@ -27,7 +34,11 @@ import { record } from './support/record.js';
 const CALLS = 30;
 
 /** Our stdio transport to the real fixture as `resolved` says, wrapped in a `faultyTransport` of `plan`. */
-function faultyStdio(plan: FaultPlan, resolved: ResolvedServerConfig, fallback: McpServerConfig): { inner: StdioProcessTransport; transport: FaultyTransport } {
+function faultyStdio(
+  plan: FaultPlan,
+  resolved: ResolvedServerConfig,
+  fallback: McpServerConfig,
+): { inner: StdioProcessTransport; transport: FaultyTransport } {
   const inner = new StdioProcessTransport({
     command: resolved.command ?? fallback.command!,
     args: resolved.args,
@@ -52,7 +63,8 @@ async function run(plan: FaultPlan): Promise<{ outcomes: string[][]; pid: number
   await Promise.all(
     outcomes.map((slot, i) =>
       client.callTool({ name: 'echo', arguments: { message: `m${i}` } }, undefined, { timeout: 1_500 }).then(
-        (result) => slot.push((result.content as { text: string }[])[0]?.text === `m${i}` ? 'ok' : `wrong answer ${JSON.stringify(result)}`),
+        (result) =>
+          slot.push((result.content as { text: string }[])[0]?.text === `m${i}` ? 'ok' : `wrong answer ${JSON.stringify(result)}`),
         (error: unknown) => slot.push(`error ${String(error instanceof Object && 'code' in error ? error.code : undefined)}`),
       ),
     ),
@@ -281,7 +293,11 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     expect(s.client.status().lastError?.code).toBe('SERVER_CRASHED');
     await s.stop();
     expect(s.states).toEqual(['STARTING', 'RUNNING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED']);
-    record('supervised-transport-disconnect', `seed 12: ${summary(outcomes)}; ${s.client.status().lastError?.code ?? ''}, restarted over a fresh transport (restarts 1), next call answered, stop() left no process`, ms);
+    record(
+      'supervised-transport-disconnect',
+      `seed 12: ${summary(outcomes)}; ${s.client.status().lastError?.code ?? ''}, restarted over a fresh transport (restarts 1), next call answered, stop() left no process`,
+      ms,
+    );
   });
 
   it('supervised-transport-disconnect-every-start: each fresh transport disconnects at the first call; after maxRestarts the server is in ERROR', async () => {
@@ -305,6 +321,10 @@ describe('the faultyTransport matrix, supervised (McpClient over connectOverTran
     await s.stop();
     // A crash goes through starting.failing (the dead transport is closed) before the machine decides: STARTING, then ERROR.
     expect(s.states).toEqual(['STARTING', 'RUNNING', 'STARTING', 'RUNNING', 'STARTING', 'RUNNING', 'STARTING', 'ERROR', 'STOPPED']);
-    record('supervised-transport-disconnect-every-start', `seed 13: ${seen.join(', ')}; ERROR after 3 transports (restarts 2, maxRestarts 2), lastError SERVER_CRASHED, stop() left no process`, ms);
+    record(
+      'supervised-transport-disconnect-every-start',
+      `seed 13: ${seen.join(', ')}; ERROR after 3 transports (restarts 2, maxRestarts 2), lastError SERVER_CRASHED, stop() left no process`,
+      ms,
+    );
   });
 });

@@ -5,7 +5,18 @@
  * test/system/files-cli-edits.system.ts).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,7 +62,9 @@ describe('a linked agents.yaml', () => {
     symlinkSync(join(dir, 'missing', 'agents.yaml'), join(dir, 'agents.yaml'));
     const result = await runAgents(['tool', 'add', 'second', '--command', 'node'], { cwd: dir, timeoutMs: 20_000 });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error \[NOT_FOUND\]: \S+agents\.yaml is a link to \S+missing\/agents\.yaml, which does not exist; create that file, or remove the link\n$/);
+    expect(result.stderr).toMatch(
+      /^error \[NOT_FOUND\]: \S+agents\.yaml is a link to \S+missing\/agents\.yaml, which does not exist; create that file, or remove the link\n$/,
+    );
     expect(lstatSync(join(dir, 'agents.yaml')).isSymbolicLink()).toBe(true);
     expect(existsSync(join(dir, 'missing'))).toBe(false);
     expect(readdirSync(dir)).toEqual(['agents.yaml']);

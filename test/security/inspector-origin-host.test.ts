@@ -208,9 +208,26 @@ describe('what a producer may send', () => {
     const server = await inspected({ redactor });
     const early = await opened(`ws://localhost:${server.port}`, { origin: `http://localhost:${server.port}`, family: 4 });
     const producer = await opened(server.producerUrl);
-    producer.socket.send(forgedActor('with-secret', 'remote:worker', { snapshot: { status: 'active', value: 'idle', context: { apiKey: secret, [secret]: 1 } } }));
-    producer.socket.send(JSON.stringify({ type: '@xstate.event', sessionId: 'with-secret', event: { type: 'tool.call', arguments: { auth: `Bearer ${secret}` } } }));
-    producer.socket.send(JSON.stringify({ type: '@xstate.snapshot', sessionId: 'with-secret', event: { type: 'x' }, snapshot: { status: 'active', value: 'busy', context: { note: `key=${secret}` } } }));
+    producer.socket.send(
+      forgedActor('with-secret', 'remote:worker', {
+        snapshot: { status: 'active', value: 'idle', context: { apiKey: secret, [secret]: 1 } },
+      }),
+    );
+    producer.socket.send(
+      JSON.stringify({
+        type: '@xstate.event',
+        sessionId: 'with-secret',
+        event: { type: 'tool.call', arguments: { auth: `Bearer ${secret}` } },
+      }),
+    );
+    producer.socket.send(
+      JSON.stringify({
+        type: '@xstate.snapshot',
+        sessionId: 'with-secret',
+        event: { type: 'x' },
+        snapshot: { status: 'active', value: 'busy', context: { note: `key=${secret}` } },
+      }),
+    );
     const late = await opened(server.wsUrl);
     await barrier(server, [early, late]);
     const bytes = [...early.raw, ...late.raw].join('\n');

@@ -53,7 +53,8 @@ afterAll(async () => {
 });
 
 const call = (tool: string, args: Record<string, unknown>) => runToolCall({ registry, workspace }, { tool: `hostile/${tool}`, args });
-const text = (outcome: { result?: { content: readonly Record<string, unknown>[] } | undefined }): string => String(outcome.result?.content[0]?.text);
+const text = (outcome: { result?: { content: readonly Record<string, unknown>[] } | undefined }): string =>
+  String(outcome.result?.content[0]?.text);
 
 describe('a path outside the project under a key that does not say "path", to an unconfined server', () => {
   const attacks: [string, () => Record<string, unknown>, string][] = [
@@ -62,7 +63,11 @@ describe('a path outside the project under a key that does not say "path", to an
     ['input, nested in arrays', () => ({ input: [{ spec: ['ok', [secretFile]] }] }), 'input.0.spec.1.0'],
     ['a plain path under uri', () => ({ uri: secretFile }), 'uri'],
     ['a file:// URI under uri', () => ({ uri: pathToFileURL(secretFile).href }), 'uri'],
-    ['a percent-encoded file:// URI under an unknown key', () => ({ anything: `file://${secretFile.replace('secret', '%73ecret')}` }), 'anything'],
+    [
+      'a percent-encoded file:// URI under an unknown key',
+      () => ({ anything: `file://${secretFile.replace('secret', '%73ecret')}` }),
+      'anything',
+    ],
     ['a relative path climbing out under an unknown key', () => ({ where: `../../../../../../../..${secretFile}` }), 'where'],
   ];
   for (const [name, args, argument] of attacks) {
@@ -76,7 +81,10 @@ describe('a path outside the project under a key that does not say "path", to an
   }
 
   it('a path inside the project under such a key is rewritten into the sandbox, and read there', async () => {
-    const outcome = await call('read_any', { location: join(project, 'src/main.py'), input: [{ spec: [pathToFileURL(join(project, 'src/main.py')).href] }] });
+    const outcome = await call('read_any', {
+      location: join(project, 'src/main.py'),
+      input: [{ spec: [pathToFileURL(join(project, 'src/main.py')).href] }],
+    });
     expect(outcome.status).toBe('committed');
     // The server read the sandbox's copy; the result names the project's paths, never the sandbox's.
     expect(text(outcome)).toBe(`src/main.py: print(1)\n\nfile://${project}/src/main.py: print(1)\n`);
@@ -90,7 +98,13 @@ describe('what an unconfined server says about where it runs', () => {
     const said = JSON.stringify(outcome.result);
     const temp = dirname(sandbox.root);
     for (const secret of [sandbox.root, temp, sandbox.checkpointsDir]) {
-      for (const spelling of [secret, secret.toUpperCase(), secret.replaceAll('/', '\\'), encodeURIComponent(secret), secret.replaceAll('/', '\\/')]) {
+      for (const spelling of [
+        secret,
+        secret.toUpperCase(),
+        secret.replaceAll('/', '\\'),
+        encodeURIComponent(secret),
+        secret.replaceAll('/', '\\/'),
+      ]) {
         expect(said.toLowerCase()).not.toContain(spelling.toLowerCase());
       }
     }

@@ -24,7 +24,12 @@ function projectWith(name: string, text: string): string {
 }
 
 /** Every form of the secret a reader could decode. */
-const forms = (secret: string): string[] => [secret, secret.toUpperCase(), Buffer.from(secret).toString('base64').slice(0, 24), Buffer.from(`x:${secret}`).toString('base64').slice(4, 28)];
+const forms = (secret: string): string[] => [
+  secret,
+  secret.toUpperCase(),
+  Buffer.from(secret).toString('base64').slice(0, 24),
+  Buffer.from(`x:${secret}`).toString('base64').slice(4, 28),
+];
 
 describe('a YAML mistake near a secret', () => {
   const cases = {
@@ -36,7 +41,10 @@ describe('a YAML mistake near a secret', () => {
     it(`is reported without the value: ${name}`, { timeout: 30_000 }, async () => {
       const project = projectWith('yaml', text);
       const env = { REMOTE_URL: `ftp://deploy:${SECRET}@example.test/mcp` };
-      const runs = [await runAgents(['validate'], { cwd: project, timeoutMs: 20_000, env }), await runAgents(['validate', '--json'], { cwd: project, timeoutMs: 20_000, env })];
+      const runs = [
+        await runAgents(['validate'], { cwd: project, timeoutMs: 20_000, env }),
+        await runAgents(['validate', '--json'], { cwd: project, timeoutMs: 20_000, env }),
+      ];
       const printed = runs.map((run) => run.stdout + run.stderr).join('\n');
       // The problem is reported, at its key.
       expect(runs.map((run) => run.code)).toEqual([1, 1]);
@@ -53,7 +61,11 @@ describe('agents call', () => {
     actors: { helper: { skills: ['tools'] } },
   }));
   const call = (tool: string, args: unknown, json = false) =>
-    runAgents(['call', 'helper', tool, JSON.stringify(args), '--tenant', 'acme', '--yes', ...(json ? ['--json'] : [])], { cwd: project.dir, timeoutMs: 30_000, env: { API_KEY: SECRET } });
+    runAgents(['call', 'helper', tool, JSON.stringify(args), '--tenant', 'acme', '--yes', ...(json ? ['--json'] : [])], {
+      cwd: project.dir,
+      timeoutMs: 30_000,
+      env: { API_KEY: SECRET },
+    });
 
   it('prints a failed tool text only redacted, whatever the encoding the server used', { timeout: 60_000 }, async () => {
     const message = `denied: ${SECRET.toUpperCase()} / ${Buffer.from(`x:${SECRET}`).toString('base64')}`;

@@ -36,7 +36,9 @@ function everyByte(values: unknown[]): string {
   // JSON.stringify as it behaves: undefined for undefined (or a function, a symbol), whatever its type says.
   const stringify = (value: unknown, replacer: (key: string, v: unknown) => unknown): string | undefined => JSON.stringify(value, replacer);
   const asJson = (value: unknown): string =>
-    stringify(value, (_key, v: unknown) => (v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v)) ?? '';
+    stringify(value, (_key, v: unknown) =>
+      v instanceof Error ? { ...Object.fromEntries(Object.entries(v)), message: v.message, stack: v.stack, cause: v.cause } : v,
+    ) ?? '';
   return values.map((value) => `${asJson(value)}\n${inspect(value, { depth: Infinity })}`).join('\n');
 }
 
@@ -58,10 +60,17 @@ describe('a token a provider obtained, echoed back by the server', () => {
   it('appears in no outcome, status, event, inspection event or agents call output', { timeout: 60_000 }, async () => {
     const server = closing(await startTokenEchoServer(), (started) => started.close());
     const tokenFile = join(dir, 'auth.json');
-    const auth = closing(await LoopbackOAuthProvider.create({ key: 'secure', store: new FileTokenStore(tokenFile), openUrl: browser }), (created) => created.close());
+    const auth = closing(
+      await LoopbackOAuthProvider.create({ key: 'secure', store: new FileTokenStore(tokenFile), openUrl: browser }),
+      (created) => created.close(),
+    );
     const runtime = closing(
       await createRuntime({
-        config: { servers: { secure: { url: server.url, max_restarts: 1 } }, skills: { remote: { mcp_servers: ['secure'] } }, actors: { helper: { skills: ['remote'] } } },
+        config: {
+          servers: { secure: { url: server.url, max_restarts: 1 } },
+          skills: { remote: { mcp_servers: ['secure'] } },
+          actors: { helper: { skills: ['remote'] } },
+        },
         auth: (info) => (info.name === 'secure' ? auth : undefined),
         inspect: { port: 0, print: false },
         approve: () => true,
@@ -69,7 +78,10 @@ describe('a token a provider obtained, echoed back by the server', () => {
       }),
       (r) => r.shutdown(),
     );
-    const viewer: Viewer = closing(await connectViewer(runtime.inspector!.wsUrl, { origin: `http://127.0.0.1:${runtime.inspector!.port}` }), (v) => v.close());
+    const viewer: Viewer = closing(
+      await connectViewer(runtime.inspector!.wsUrl, { origin: `http://127.0.0.1:${runtime.inspector!.port}` }),
+      (v) => v.close(),
+    );
     const events: RuntimeEvent[] = [];
     runtime.events$.subscribe((event) => events.push(event));
     const helper = await runtime.activate('helper', { tenant: 'acme' });
@@ -77,7 +89,10 @@ describe('a token a provider obtained, echoed back by the server', () => {
     // The call's last snapshot (done, with its output) is the last message about it.
     await waitUntil(() => {
       const call = viewer.messages.find((m) => m.type === '@xstate.actor' && m.name === 'call:helper:acme#1 secure/whoami');
-      return call !== undefined && viewer.messages.some((m) => m.type === '@xstate.snapshot' && m.sessionId === call.sessionId && m.snapshot?.status === 'done');
+      return (
+        call !== undefined &&
+        viewer.messages.some((m) => m.type === '@xstate.snapshot' && m.sessionId === call.sessionId && m.snapshot?.status === 'done')
+      );
     }, 'the call done in the viewer');
     const bytes = [everyByte([outcome, runtime.status(), events]), ...viewer.raw].join('\n');
 
@@ -94,8 +109,16 @@ describe('a token a provider obtained, echoed back by the server', () => {
     const project = mkdtempSync(join(dir, 'project-'));
     writeFileSync(join(project, 'agents.yaml'), agentsYaml(server.url));
     const env = { MCP_ACTORS_AUTH_FILE: tokenFile };
-    const text = await runAgents(['call', 'helper', 'secure/whoami', '--tenant', 'acme', '--yes'], { cwd: project, timeoutMs: 30_000, env });
-    const json = await runAgents(['call', 'helper', 'secure/whoami', '--tenant', 'acme', '--yes', '--json'], { cwd: project, timeoutMs: 30_000, env });
+    const text = await runAgents(['call', 'helper', 'secure/whoami', '--tenant', 'acme', '--yes'], {
+      cwd: project,
+      timeoutMs: 30_000,
+      env,
+    });
+    const json = await runAgents(['call', 'helper', 'secure/whoami', '--tenant', 'acme', '--yes', '--json'], {
+      cwd: project,
+      timeoutMs: 30_000,
+      env,
+    });
     const printed = [text.stdout, text.stderr, json.stdout, json.stderr].join('\n');
     expect(text.code).toBe(1);
     expect(server.echoed.length).toBeGreaterThanOrEqual(3);

@@ -18,7 +18,9 @@ const connect: typeof harness.connect = (url, token) => harness.connect(url, tok
 describe('sessions are capped per tenant', () => {
   it("keeps tenant a at its quota with 429 while tenant b's initialize still succeeds", async () => {
     const server = await serve({ maxSessions: 4, maxSessionsPerTenant: 2 });
-    expect((await Promise.all(['a-1', 'a-2', 'a-3', 'a-4'].map((token) => initialize(server.url, token)))).sort()).toEqual([200, 200, 429, 429]);
+    expect((await Promise.all(['a-1', 'a-2', 'a-3', 'a-4'].map((token) => initialize(server.url, token)))).sort()).toEqual([
+      200, 200, 429, 429,
+    ]);
     expect(server.sessionCount('a')).toBe(2);
     expect(await initialize(server.url, 'b-1')).toBe(200);
     expect(await initialize(server.url, 'b-2')).toBe(200);
@@ -40,17 +42,33 @@ describe('sessions are capped per tenant', () => {
 describe('bytes are capped', () => {
   it('refuses a POST body over maxBodyBytes with 413, at initialize and within a session', async () => {
     const server = await serve({ maxBodyBytes: 64 * 1024 });
-    const padded = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(70_000), version: '1' } } });
+    const padded = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(70_000), version: '1' } },
+    });
     const big = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer a-1' }, body: padded });
     expect(big.status).toBe(413);
     await big.arrayBuffer();
 
     const { client, sessionId } = await connect(server.url, 'a-1');
-    const call = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'blob_make', arguments: { size: 1, pad: 'y'.repeat(70_000) } } });
-    const refused = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer a-1', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: call });
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'blob_make', arguments: { size: 1, pad: 'y'.repeat(70_000) } },
+    });
+    const refused = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...HEADERS, Authorization: 'Bearer a-1', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      body: call,
+    });
     expect(refused.status).toBe(413);
     await refused.arrayBuffer();
-    expect(((await client.callTool({ name: 'blob_make', arguments: { size: 3 } })) as CallToolResult).structuredContent).toEqual({ data: 'xxx' });
+    expect(((await client.callTool({ name: 'blob_make', arguments: { size: 3 } })) as CallToolResult).structuredContent).toEqual({
+      data: 'xxx',
+    });
   });
 
   it("keeps a session's event store within maxEventBytesPerSession however many big answers it sends", async () => {

@@ -46,7 +46,8 @@ const TOKENS: Record<string, Authenticated> = {
   'plain-1': { tenant: 'acme', scopes: ['tool:roster_purge'] },
   'plain-2': { tenant: 'acme', scopes: [] },
 };
-const bearer: NonNullable<ServeHttpOptions['authenticate']> = (request) => TOKENS[request.headers.authorization?.replace(/^Bearer /, '') ?? ''];
+const bearer: NonNullable<ServeHttpOptions['authenticate']> = (request) =>
+  TOKENS[request.headers.authorization?.replace(/^Bearer /, '') ?? ''];
 
 const served: HttpServedDomainServer[] = [];
 const clients: Client[] = [];
@@ -82,7 +83,11 @@ describe("a served session is its principal's alone", () => {
     const server = await serve();
     const alice = await connect(server.url, 'alice');
 
-    const stolen = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer bob', 'mcp-session-id': alice.sessionId }, body: purgeCall });
+    const stolen = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...HEADERS, Authorization: 'Bearer bob', 'mcp-session-id': alice.sessionId },
+      body: purgeCall,
+    });
     const text = await stolen.text();
     expect(stolen.status).toBe(404);
     expect(text).not.toContain('purged');
@@ -90,7 +95,11 @@ describe("a served session is its principal's alone", () => {
     expect(purges).toEqual([]);
 
     // The same answer as for an id that never existed: the refusal tells Bob nothing about live ids.
-    const unknown = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer bob', 'mcp-session-id': 'no-such-session' }, body: purgeCall });
+    const unknown = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...HEADERS, Authorization: 'Bearer bob', 'mcp-session-id': 'no-such-session' },
+      body: purgeCall,
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toBe(text);
 
@@ -102,10 +111,21 @@ describe("a served session is its principal's alone", () => {
   it("refuses Bob's GET stream and DELETE on Alice's session id; her session stays open", async () => {
     const server = await serve();
     const alice = await connect(server.url, 'alice');
-    const stream = await fetch(server.url, { method: 'GET', headers: { Accept: 'text/event-stream', Authorization: 'Bearer bob', 'mcp-session-id': alice.sessionId, 'mcp-protocol-version': '2025-11-25' } });
+    const stream = await fetch(server.url, {
+      method: 'GET',
+      headers: {
+        Accept: 'text/event-stream',
+        Authorization: 'Bearer bob',
+        'mcp-session-id': alice.sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
+    });
     expect(stream.status).toBe(404);
     await stream.body?.cancel();
-    const deleted = await fetch(server.url, { method: 'DELETE', headers: { Authorization: 'Bearer bob', 'mcp-session-id': alice.sessionId, 'mcp-protocol-version': '2025-11-25' } });
+    const deleted = await fetch(server.url, {
+      method: 'DELETE',
+      headers: { Authorization: 'Bearer bob', 'mcp-session-id': alice.sessionId, 'mcp-protocol-version': '2025-11-25' },
+    });
     expect(deleted.status).toBe(404);
     expect(server.sessionCount()).toBe(1);
     expect((await call(alice.client, 'roster_whoami')).structuredContent).toEqual({ tenant: 'acme', actor: 'alice' });
@@ -114,7 +134,11 @@ describe("a served session is its principal's alone", () => {
   it('binds a session to the exact Authorization credential when authenticate names no subject', async () => {
     const server = await serve();
     const first = await connect(server.url, 'plain-1');
-    const stolen = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer plain-2', 'mcp-session-id': first.sessionId }, body: purgeCall });
+    const stolen = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...HEADERS, Authorization: 'Bearer plain-2', 'mcp-session-id': first.sessionId },
+      body: purgeCall,
+    });
     expect(stolen.status).toBe(404);
     expect(purges).toEqual([]);
     expect((await call(first.client, 'roster_purge')).structuredContent).toEqual({ purged: 'acme', by: null });
@@ -122,13 +146,21 @@ describe("a served session is its principal's alone", () => {
 
   it('opens no session it cannot bind: no subject and no Authorization header (a cookie-authenticating host)', async () => {
     const server = await serve({ authenticate: (request) => (request.headers.cookie === 'sid=1' ? { tenant: 'acme' } : undefined) });
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     const answer = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Cookie: 'sid=1' }, body: initialize });
     expect(answer.status).toBe(500);
     expect(await answer.text()).toContain('return { subject } from authenticate');
     expect(server.sessionCount()).toBe(0);
 
-    const bound = await serve({ authenticate: (request) => (request.headers.cookie?.startsWith('sid=') === true ? { tenant: 'acme', subject: request.headers.cookie } : undefined) });
+    const bound = await serve({
+      authenticate: (request) =>
+        request.headers.cookie?.startsWith('sid=') === true ? { tenant: 'acme', subject: request.headers.cookie } : undefined,
+    });
     const ok = await fetch(bound.url, { method: 'POST', headers: { ...HEADERS, Cookie: 'sid=1' }, body: initialize });
     expect(ok.status).toBe(200);
     await ok.body?.cancel();
@@ -148,10 +180,21 @@ describe('ctx.actor comes from the authenticated subject only', () => {
 
   it('reads the deprecated actor of authenticate as the subject (ctx.actor and the binding)', async () => {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the test of the deprecated `actor` itself: it must still be read as the subject
-    const server = await serve({ authenticate: (request) => (request.headers.authorization === 'Bearer old' ? { tenant: 'acme', actor: 'carol' } : request.headers.authorization === 'Bearer old-2' ? { tenant: 'acme', actor: 'dave' } : undefined) });
+    const server = await serve({
+      authenticate: (request) =>
+        request.headers.authorization === 'Bearer old'
+          ? { tenant: 'acme', actor: 'carol' }
+          : request.headers.authorization === 'Bearer old-2'
+            ? { tenant: 'acme', actor: 'dave' }
+            : undefined,
+    });
     const carol = await connect(server.url, 'old');
     expect((await call(carol.client, 'roster_whoami', { actor: 'alice' })).structuredContent).toEqual({ tenant: 'acme', actor: 'carol' });
-    const stolen = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer old-2', 'mcp-session-id': carol.sessionId }, body: purgeCall });
+    const stolen = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...HEADERS, Authorization: 'Bearer old-2', 'mcp-session-id': carol.sessionId },
+      body: purgeCall,
+    });
     expect(stolen.status).toBe(404);
   });
 });

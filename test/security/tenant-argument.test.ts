@@ -45,7 +45,10 @@ afterEach(async () => {
 describe('a tenant argument', () => {
   it('is denied with TENANT_ARGUMENT by the runtime, before the tool runs', async () => {
     const runtime: Runtime = await createRuntime({
-      config: { skills: { ops: { mcp_servers: ['roster'] } }, actors: { assistant: { skills: ['ops'], permissions: { execute: 'allow' } } } },
+      config: {
+        skills: { ops: { mcp_servers: ['roster'] } },
+        actors: { assistant: { skills: ['ops'], permissions: { execute: 'allow' } } },
+      },
       domainServers: [roster],
     });
     closing.push(() => runtime.shutdown());
@@ -82,7 +85,9 @@ describe('a tenant argument', () => {
     const result = await adapter.invoke('roster_list_shifts', { org_id: 'globex' });
     expect([result.success, result.errorCode, result.failure?.code]).toEqual([false, 'TENANT_ARGUMENT', 'TENANT_ARGUMENT']);
     expect(result.error).toMatch(/^tenant argument denied: "org_id"/);
-    expect(audit).toMatchObject([{ tenant: 'acme', tool: 'roster_list_shifts', outcome: 'denied', errorCode: 'TENANT_ARGUMENT', rule: 'tenant-argument' }]);
+    expect(audit).toMatchObject([
+      { tenant: 'acme', tool: 'roster_list_shifts', outcome: 'denied', errorCode: 'TENANT_ARGUMENT', rule: 'tenant-argument' },
+    ]);
     expect(ran).toEqual([]);
   });
 });

@@ -29,7 +29,11 @@ export function fixtureServer(args: readonly string[] = []): { command: string; 
  * Before the file's tests, a folder `prefix…` under the temp dir with `agents.yaml` written from
  * `config()` (as YAML) and any `files()` (name to text) beside it; removed after them.
  */
-export function agentsProject(prefix: string, config: () => unknown, files: () => Record<string, string> = () => ({})): { readonly dir: string } {
+export function agentsProject(
+  prefix: string,
+  config: () => unknown,
+  files: () => Record<string, string> = () => ({}),
+): { readonly dir: string } {
   let dir = '';
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), prefix));
@@ -55,15 +59,23 @@ export interface AgentsRun {
  * then closed (otherwise stdin stays open and unwritten).
  * Rejects (with its stderr) when it did not exit with a code: killed at `timeoutMs`, or not started.
  */
-export function runAgents(args: readonly string[], options: { cwd: string; timeoutMs: number; input?: string; env?: Record<string, string> }): Promise<AgentsRun> {
+export function runAgents(
+  args: readonly string[],
+  options: { cwd: string; timeoutMs: number; input?: string; env?: Record<string, string> },
+): Promise<AgentsRun> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [agentsBin, ...args], { cwd: options.cwd, timeout: options.timeoutMs, env: { ...process.env, ...options.env } }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') {
-        reject(new Error(`agents ${args.join(' ')}: ${error.message}\n${stderr}`));
-        return;
-      }
-      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [agentsBin, ...args],
+      { cwd: options.cwd, timeout: options.timeoutMs, env: { ...process.env, ...options.env } },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(new Error(`agents ${args.join(' ')}: ${error.message}\n${stderr}`));
+          return;
+        }
+        resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+      },
+    );
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }
@@ -82,7 +94,11 @@ export interface SpawnedAgents {
 export function spawnAgents(args: readonly string[], options: { cwd: string; terminal?: boolean }): SpawnedAgents {
   const command = [process.execPath, agentsBin, ...args];
   const child = options.terminal
-    ? spawn('script', ['-qfec', command.map((part) => `'${part}'`).join(' '), '/dev/null'], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } })
+    ? spawn('script', ['-qfec', command.map((part) => `'${part}'`).join(' '), '/dev/null'], {
+        cwd: options.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, TERM: 'xterm' },
+      })
     : spawn(command[0]!, command.slice(1), { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

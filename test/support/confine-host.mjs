@@ -11,7 +11,12 @@ import { McpClient } from '../../dist/index.js';
 
 const [mode = '', root = ''] = process.argv.slice(2);
 const probe = fileURLToPath(new URL('./confine-probe-server.mjs', import.meta.url));
-const client = new McpClient({ name: 'confine-host', command: process.execPath, args: [probe], confine: mode === 'confined' ? { root } : false });
+const client = new McpClient({
+  name: 'confine-host',
+  command: process.execPath,
+  args: [probe],
+  confine: mode === 'confined' ? { root } : false,
+});
 const result = await client.callTool('fork', {}, { timeoutMs: 15_000 });
 const first = result.content[0];
 if (first?.type !== 'text' || !first.text.startsWith('ok ')) {

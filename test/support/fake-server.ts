@@ -84,7 +84,12 @@ export class FakeServers {
     }
     if (behaviour === 'fail') {
       queueMicrotask(() => {
-        if (active) sendBack({ type: 'server.startFailed', retryable: true, error: new McpActorsError(ErrorCode.SERVER_EXITED, 'fake exited on start') });
+        if (active)
+          sendBack({
+            type: 'server.startFailed',
+            retryable: true,
+            error: new McpActorsError(ErrorCode.SERVER_EXITED, 'fake exited on start'),
+          });
       });
       return () => {
         active = false;
@@ -105,7 +110,13 @@ export class FakeServers {
       clientSide.onclose = () => {
         connection?.markEnded({ normal: false, error: new McpActorsError(ErrorCode.SERVER_CRASHED, 'fake connection closed') });
       };
-      connection = await handshake({ config: input.config, transport: clientSide, pid: 4242, closeTransport: handle.close, killTransport: handle.kill });
+      connection = await handshake({
+        config: input.config,
+        transport: clientSide,
+        pid: 4242,
+        closeTransport: handle.close,
+        killTransport: handle.kill,
+      });
       if (!active) return;
       handedOver = true;
       this.current = { connection, serverSide };
@@ -123,10 +134,12 @@ export class FakeServers {
     if (this.pingHang) server.setRequestHandler(PingRequestSchema, () => new Promise<never>(() => undefined));
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       if (this.listDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.listDelayMs));
-      return { tools: [
-        { name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
-        { name: 'sleep', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
-      ] };
+      return {
+        tools: [
+          { name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
+          { name: 'sleep', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
+        ],
+      };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const args = request.params.arguments ?? {};

@@ -46,7 +46,8 @@ export function scriptedSteps(script: Script, steps: string[]): ToolCallSteps {
     },
     rewriteArgs: (_input, args) => {
       step('rewrite');
-      if (script.rewrite === 'path-error') return Promise.reject(new McpActorsError(ErrorCode.SANDBOX_PATH, 'path "../x" leaves the sandbox'));
+      if (script.rewrite === 'path-error')
+        return Promise.reject(new McpActorsError(ErrorCode.SANDBOX_PATH, 'path "../x" leaves the sandbox'));
       // A sandbox path that breaks the schema's pattern: caught by the one validation, after rewriting.
       if (script.rewrite === 'invalid') return Promise.resolve({ ...args, path: 42 });
       return Promise.resolve({ ...args, rewritten: true });
@@ -78,7 +79,11 @@ export function scriptedSteps(script: Script, steps: string[]): ToolCallSteps {
       step('commit');
       if (script.commit === 'throw') return Promise.reject(new Error('commit failed'));
       if (script.commit === 'violation') {
-        return Promise.resolve({ ok: false, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool wrote src/x'), changes: [{ path: 'src/x', kind: 'added' }] });
+        return Promise.resolve({
+          ok: false,
+          violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool wrote src/x'),
+          changes: [{ path: 'src/x', kind: 'added' }],
+        });
       }
       return Promise.resolve({ ok: true, changes: [{ path: 'src/main.py', kind: 'modified', before: 'a', after: 'b' }] });
     },
@@ -86,7 +91,10 @@ export function scriptedSteps(script: Script, steps: string[]): ToolCallSteps {
       step(`rollback:${checkpointId ?? 'baseline'}`);
       if (script.rollback === 'throw') return Promise.reject(new Error('rollback failed'));
       if (script.rollback === 'violation') {
-        return Promise.resolve({ restored: true, violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool changed the sandbox') });
+        return Promise.resolve({
+          restored: true,
+          violation: new McpActorsError(ErrorCode.CAPABILITY_VIOLATION, 'read-only tool changed the sandbox'),
+        });
       }
       return Promise.resolve({ restored: checkpointId !== undefined || script.commit === 'violation', violation: undefined });
     },

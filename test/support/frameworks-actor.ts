@@ -23,7 +23,11 @@ export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8
 export const MODEL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const pathInput = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } as const;
-const writeInput = { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } as const;
+const writeInput = {
+  type: 'object',
+  properties: { path: { type: 'string' }, content: { type: 'string' } },
+  required: ['path', 'content'],
+} as const;
 
 export interface NotesActor {
   readonly runtime: Runtime;

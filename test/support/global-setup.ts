@@ -33,9 +33,7 @@ export default function setup(): () => Promise<void> {
           // already gone
         }
       }
-      throw new Error(
-        `processes started by the tests were still alive after the run (killed now): ${survivors.join(', ')}`,
-      );
+      throw new Error(`processes started by the tests were still alive after the run (killed now): ${survivors.join(', ')}`);
     }
   };
 }

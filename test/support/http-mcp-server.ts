@@ -96,7 +96,9 @@ export function streamableHandler(): {
       if (typeof sessionId === 'string') {
         const transport = sessions.get(sessionId);
         if (!transport) {
-          response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+          response
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
           return;
         }
         await transport.handleRequest(request, response, body);

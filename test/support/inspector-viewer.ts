@@ -27,7 +27,11 @@ export async function connectViewer(url: string, options: WebSocket.ClientOption
   const messages: ReceivedMessage[] = [];
   socket.on('message', (data) => {
     // ws gives a Buffer by default; the other shapes of its RawData decoded alike.
-    const text = Buffer.isBuffer(data) ? data.toString() : Array.isArray(data) ? Buffer.concat(data).toString() : Buffer.from(data).toString();
+    const text = Buffer.isBuffer(data)
+      ? data.toString()
+      : Array.isArray(data)
+        ? Buffer.concat(data).toString()
+        : Buffer.from(data).toString();
     raw.push(text);
     messages.push(JSON.parse(text) as ReceivedMessage);
   });

@@ -39,7 +39,9 @@ const KEPT = ['existing', 'kept/nested'];
 mkdirSync(join(outside, 'kept'));
 for (const name of KEPT) writeFileSync(join(outside, name), 'keep\n');
 
-const racer = spawn(process.execPath, [fileURLToPath(new URL('./link-racer.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+const racer = spawn(process.execPath, [fileURLToPath(new URL('./link-racer.mjs', import.meta.url))], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 const answers = new Map();
 createInterface({ input: racer.stdout }).on('line', (line) => {
   const [, n] = line.split(' ');
@@ -89,11 +91,19 @@ try {
     const file = `f-${n}.txt`;
     const jitter = delayUs * (0.8 + Math.random() * 0.4);
     const raced =
-      race === 'planted' ? tell(['plant', String(n), dir, outside, String(Math.round(jitter)), stopFile]) : tell(['flip', String(n), dir, outside, file, stopFile]);
+      race === 'planted'
+        ? tell(['plant', String(n), dir, outside, String(Math.round(jitter)), stopFile])
+        : tell(['flip', String(n), dir, outside, file, stopFile]);
     const outcome = await editor.call('files/write_file', { path: `d-${n}/${file}`, content: `content-${n}` });
     writeFileSync(stopFile, '');
     await raced;
-    const call = { n, status: outcome.status, code: outcome.error?.code, ...(outcome.error?.code === 'CHECKPOINT_FAILED' ? { message: outcome.error.message } : {}), changed: outcome.changes.map((c) => `${c.kind} ${c.type} ${c.path}`) };
+    const call = {
+      n,
+      status: outcome.status,
+      code: outcome.error?.code,
+      ...(outcome.error?.code === 'CHECKPOINT_FAILED' ? { message: outcome.error.message } : {}),
+      changed: outcome.changes.map((c) => `${c.kind} ${c.type} ${c.path}`),
+    };
     summary.calls.push(call);
     // Tune the planted moment towards the edge: the link came too early if the write was refused,
     // too late if the file is already inside.
@@ -130,7 +140,8 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 const counts = {};
-for (const call of summary.calls) counts[`${call.status}${call.code ? ` ${call.code}` : ''}`] = (counts[`${call.status}${call.code ? ` ${call.code}` : ''}`] ?? 0) + 1;
+for (const call of summary.calls)
+  counts[`${call.status}${call.code ? ` ${call.code}` : ''}`] = (counts[`${call.status}${call.code ? ` ${call.code}` : ''}`] ?? 0) + 1;
 process.stdout.write(`${JSON.stringify({ ...summary, counts, calls: summary.calls.length })}\n`);
 
 function safeExists(path) {

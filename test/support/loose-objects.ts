@@ -15,7 +15,9 @@ export function looseObjects(objectDirs: readonly string[]): { blob: number; tre
     for (const prefix of fanout) {
       for (const name of readdirSync(join(dir, prefix))) {
         if (name.startsWith('tmp_')) continue;
-        const header = inflateSync(readFileSync(join(dir, prefix, name))).subarray(0, 8).toString('latin1');
+        const header = inflateSync(readFileSync(join(dir, prefix, name)))
+          .subarray(0, 8)
+          .toString('latin1');
         if (header.startsWith('blob ')) count.blob += 1;
         else if (header.startsWith('tree ')) count.tree += 1;
         else count.other += 1;

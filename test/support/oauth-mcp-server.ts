@@ -44,7 +44,11 @@ export class TestAuthProvider implements OAuthServerProvider {
       getClient: (id) => this.clients.get(id),
       registerClient: (client) => {
         this.counts.registrations += 1;
-        const full = { ...client, client_id: `client-${randomBytes(4).toString('hex')}`, client_id_issued_at: Math.floor(Date.now() / 1000) };
+        const full = {
+          ...client,
+          client_id: `client-${randomBytes(4).toString('hex')}`,
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+        };
         this.clients.set(full.client_id, full);
         return full;
       },
@@ -99,7 +103,13 @@ export class TestAuthProvider implements OAuthServerProvider {
     this.issued.push(accessToken, refreshToken);
     this.tokens.set(accessToken, { token: accessToken, clientId, scopes, expiresAt: Math.floor(Date.now() / 1000) + this.ttlSeconds });
     this.refreshTokens.set(refreshToken, { clientId, scopes });
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: this.ttlSeconds, refresh_token: refreshToken, scope: scopes.join(' ') };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: this.ttlSeconds,
+      refresh_token: refreshToken,
+      scope: scopes.join(' '),
+    };
   }
 }
 

@@ -31,7 +31,12 @@ const tools = [
       additionalProperties: true,
     },
   },
-  { name: 'where', description: 'Says where it runs.', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: {} } },
+  {
+    name: 'where',
+    description: 'Says where it runs.',
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: 'object', properties: {} },
+  },
 ];
 
 /** Every string in a value, depth first. */

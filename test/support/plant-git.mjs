@@ -12,10 +12,12 @@ export function plantGitDir(path, marker) {
   for (const dir of ['objects', 'refs/heads', 'hooks']) mkdirSync(join(path, dir), { recursive: true });
   writeFileSync(join(path, 'HEAD'), 'ref: refs/heads/main\n');
   const script = `#!/bin/sh\ntouch '${marker}'\n`;
-  writeFileSync(join(path, 'config'), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = ${join(path, 'hooks', 'fsmonitor')}\n`);
+  writeFileSync(
+    join(path, 'config'),
+    `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = ${join(path, 'hooks', 'fsmonitor')}\n`,
+  );
   for (const hook of ['post-index-change', 'fsmonitor', 'post-checkout', 'reference-transaction']) {
     writeFileSync(join(path, 'hooks', hook), script);
     chmodSync(join(path, 'hooks', hook), 0o755);
   }
 }
-

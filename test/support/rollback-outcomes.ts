@@ -12,7 +12,12 @@ export interface RollbackOutcomes {
 }
 
 /** Up to `limit` rollbacks to `id`, stopping early once `goOn()` says no. */
-export async function rollBackRepeatedly(store: CheckpointStore, id: string, limit: number, goOn: () => boolean = () => true): Promise<RollbackOutcomes> {
+export async function rollBackRepeatedly(
+  store: CheckpointStore,
+  id: string,
+  limit: number,
+  goOn: () => boolean = () => true,
+): Promise<RollbackOutcomes> {
   const outcomes: Record<string, number> = {};
   let rollbacks = 0;
   while (rollbacks < limit && goOn()) {

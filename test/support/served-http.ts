@@ -20,7 +20,11 @@ export function blobServer(maxSize: number): DomainServer {
         domain: 'blob',
         category: 'read',
         description: 'Answers with a string of `size` characters.',
-        input: { type: 'object', properties: { size: { type: 'integer', minimum: 0, maximum: maxSize }, pad: { type: 'string' } }, required: ['size'] },
+        input: {
+          type: 'object',
+          properties: { size: { type: 'integer', minimum: 0, maximum: maxSize }, pad: { type: 'string' } },
+          required: ['size'],
+        },
         call: ({ size }: { size: number }) => ({ data: 'x'.repeat(size) }),
       }),
     ],
@@ -34,7 +38,12 @@ export const tokenAuthenticate: NonNullable<ServeHttpOptions['authenticate']> = 
 };
 
 export const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 /** A raw initialize with `token`; its HTTP status. */
 export async function initialize(url: string, token: string): Promise<number> {

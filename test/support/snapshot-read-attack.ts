@@ -88,19 +88,24 @@ export async function diffsUnderAttack(
 ): Promise<{ secret: number; innocent: boolean }> {
   symlinkSync(target, join(sandbox.root, 'alt'));
   let [shown, secret, innocent] = [0, 0, false];
-  const writes = await underAttack(sandbox.root, base, async () => {
-    for (let i = 0; i < tries && !(untilSecret && secret > 0); i += 1) {
-      try {
-        const diff = await sandbox.diff();
-        if (diff.includes(SECRET)) secret += 1;
-        innocent ||= /innocent \d+/.test(diff);
-        shown += 1;
-      } catch (error) {
-        // git met the folder gone from under it (the box hides it): the diff fails, it shows nothing.
-        if (!(isMcpActorsError(error) && error.code === 'SANDBOX_FAILED')) throw error;
+  const writes = await underAttack(
+    sandbox.root,
+    base,
+    async () => {
+      for (let i = 0; i < tries && !(untilSecret && secret > 0); i += 1) {
+        try {
+          const diff = await sandbox.diff();
+          if (diff.includes(SECRET)) secret += 1;
+          innocent ||= /innocent \d+/.test(diff);
+          shown += 1;
+        } catch (error) {
+          // git met the folder gone from under it (the box hides it): the diff fails, it shows nothing.
+          if (!(isMcpActorsError(error) && error.code === 'SANDBOX_FAILED')) throw error;
+        }
       }
-    }
-  }, file);
+    },
+    file,
+  );
   expect(writes).toBeGreaterThan(0);
   expect(shown).toBeGreaterThan(0);
   return { secret, innocent };

@@ -27,7 +27,9 @@ export interface TokenEchoServer {
 
 function echoingServer(echoed: string[]): LowLevelServer {
   const server = lowLevelServer({ name: 'token-echo', version: '1.0.0' }, { tools: {} });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'whoami', inputSchema: { type: 'object', properties: {} } }] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'whoami', inputSchema: { type: 'object', properties: {} } }],
+  }));
   server.setRequestHandler(CallToolRequestSchema, (_request, extra): CallToolResult => {
     const token = extra.authInfo?.token ?? '';
     echoed.push(token);
@@ -74,7 +76,10 @@ export async function startTokenEchoServer(): Promise<TokenEchoServer> {
         res.status(404).end();
         return;
       }
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, transport) });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, transport),
+      });
       await echoingServer(echoed).connect(transport);
       await transport.handleRequest(req, res, req.body);
     };

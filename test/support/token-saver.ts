@@ -14,7 +14,11 @@ const storeModule = pathToFileURL(join(repoRoot, 'dist/auth/token-store.js')).hr
  * A process that waits for a line on stdin, then saves `count` entries named `<prefix><i>` one
  * after the other (as an OAuth login saves tokens), and exits 0.
  */
-export function saver(file: string, prefix: string, count: number): { pid: number; go(): void; exited: Promise<{ code: number | null; stderr: string }> } {
+export function saver(
+  file: string,
+  prefix: string,
+  count: number,
+): { pid: number; go(): void; exited: Promise<{ code: number | null; stderr: string }> } {
   const script = `
     import { FileTokenStore } from ${JSON.stringify(storeModule)};
     process.stdin.once('data', async () => {

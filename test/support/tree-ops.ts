@@ -2,7 +2,18 @@
  * Random trees and random changes to them, for the checkpoint property tests: names with spaces,
  * newlines, non-ASCII letters and `.git` components, odd modes, symlinks pointing anywhere.
  */
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -33,7 +44,10 @@ export function treeOps(options: TreeOpOptions): fc.Arbitrary<TreeOp> {
   const mode = fc.constantFrom(...options.modes);
   const target = fc.constantFrom(...options.targets);
   return fc.oneof(
-    { weight: 4, arbitrary: fc.record({ op: fc.constant('write' as const), path: treePath, bytes: fc.uint8Array({ maxLength: options.maxBytes }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({ op: fc.constant('write' as const), path: treePath, bytes: fc.uint8Array({ maxLength: options.maxBytes }) }),
+    },
     { weight: 3, arbitrary: fc.record({ op: fc.constant('chmod' as const), path: fc.oneof(treePath, fc.constant('')), mode }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('mkdir' as const), path: treePath }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('symlink' as const), path: treePath, target }) },
@@ -91,7 +105,8 @@ function throughSymlink(root: string, path: string): boolean {
 export function applyTreeOp(root: string, step: TreeOp, options: ApplyOptions): void {
   const touched = options.touched ?? new Set<string>();
   const absolute = join(root, step.path);
-  if (options.skipThroughSymlink && (step.op === 'chmod' || step.op === 'remove' || step.op === 'move') && throughSymlink(root, step.path)) return;
+  if (options.skipThroughSymlink && (step.op === 'chmod' || step.op === 'remove' || step.op === 'move') && throughSymlink(root, step.path))
+    return;
   const ensureParents = (to: string): void => {
     const parts = to.split('/');
     for (let i = 1; i < parts.length; i += 1) {
@@ -139,7 +154,8 @@ export function applyTreeOp(root: string, step: TreeOp, options: ApplyOptions): 
       clear(step.path);
       return;
     case 'move': {
-      if (!tryLstat(absolute) || step.to === step.path || step.to.startsWith(`${step.path}/`) || step.path.startsWith(`${step.to}/`)) return;
+      if (!tryLstat(absolute) || step.to === step.path || step.to.startsWith(`${step.path}/`) || step.path.startsWith(`${step.to}/`))
+        return;
       // Parents of the destination are made real directories first, which may replace the source.
       ensureParents(step.to);
       if (!tryLstat(absolute)) return;

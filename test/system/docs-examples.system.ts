@@ -31,7 +31,10 @@ describe('js/ts snippets of README.md and docs/*.md', () => {
       JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.' }, include: ['*.ts'] }),
     );
     const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
-    const output = await promisify(execFile)(process.execPath, [tsc, '-p', folder, '--pretty', 'false'], { cwd: repoRoot, timeout: 110_000 }).then(
+    const output = await promisify(execFile)(process.execPath, [tsc, '-p', folder, '--pretty', 'false'], {
+      cwd: repoRoot,
+      timeout: 110_000,
+    }).then(
       ({ stdout }) => stdout,
       (error: unknown) => (error as { stdout?: string }).stdout ?? String(error),
     );

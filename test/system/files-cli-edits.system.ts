@@ -25,7 +25,10 @@ describe('concurrent agents tool add', () => {
         ['a', 'b'].map((name) => runAgents(['tool', 'add', `${name}${round}`, '--command', 'node'], { cwd: dir, timeoutMs: 60_000 })),
       );
       const servers = Object.keys((await loadAgentsFile(join(dir, 'agents.yaml'), { env: {} })).servers);
-      for (const [name, run] of [['a', a], ['b', b]] as const) {
+      for (const [name, run] of [
+        ['a', a],
+        ['b', b],
+      ] as const) {
         if (run?.code !== 0) failures.push(`round ${round}: ${name} exited ${run?.code}: ${run?.stderr.trim()}`);
         else if (!servers.includes(`${name}${round}`)) failures.push(`round ${round}: ${name} reported success but is not in the file`);
       }

@@ -27,7 +27,13 @@ afterEach(async () => {
 });
 
 function forged(i: number, padding: string): string {
-  return JSON.stringify({ type: '@xstate.actor', name: `forged-${i}`, sessionId: `forged-${i}`, definition: '{}', snapshot: { status: 'active', value: 'ERROR', context: { padding } } });
+  return JSON.stringify({
+    type: '@xstate.actor',
+    name: `forged-${i}`,
+    sessionId: `forged-${i}`,
+    definition: '{}',
+    snapshot: { status: 'active', value: 'ERROR', context: { padding } },
+  });
 }
 
 async function open(url: string): Promise<WebSocket> {
@@ -43,7 +49,8 @@ async function open(url: string): Promise<WebSocket> {
 /** Sends 100 messages of about 1 MiB each, waiting for each to leave the client. */
 async function flood(producer: WebSocket): Promise<void> {
   const padding = 'x'.repeat(MIB - 1024);
-  for (let i = 0; i < 100; i++) await new Promise<void>((resolve, reject) => producer.send(forged(i, padding), (error) => (error ? reject(error) : resolve())));
+  for (let i = 0; i < 100; i++)
+    await new Promise<void>((resolve, reject) => producer.send(forged(i, padding), (error) => (error ? reject(error) : resolve())));
 }
 
 describe('the inspector server under a flood', () => {

@@ -60,7 +60,19 @@ function startUp(session: string, columns: number, rows: number): { log: string 
   rmSync(join(dir, 'first-start-done'), { force: true });
   const log = join(dir, `${session}.log`);
   writeFileSync(log, '');
-  tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', String(rows), '-c', dir, `'${process.execPath}' '${agentsBin}' up helper; sleep 60`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    String(columns),
+    '-y',
+    String(rows),
+    '-c',
+    dir,
+    `'${process.execPath}' '${agentsBin}' up helper; sleep 60`,
+  );
   tmux('pipe-pane', '-t', session, '-o', `cat >> '${log}'`);
   return { log };
 }
@@ -69,7 +81,10 @@ const redraws = (log: string): number => readFileSync(log, 'utf8').split('\u001b
 const screen = (session: string, join = false): string[] => tmux('capture-pane', '-p', ...(join ? ['-J'] : []), '-t', session).split('\n');
 
 async function settle(session: string, log: string, atLeast: number): Promise<void> {
-  await waitUntil(() => redraws(log) >= atLeast && screen(session).some((line) => /^flaky\s+local\s+RUNNING/.test(line)), `${atLeast} redraws`);
+  await waitUntil(
+    () => redraws(log) >= atLeast && screen(session).some((line) => /^flaky\s+local\s+RUNNING/.test(line)),
+    `${atLeast} redraws`,
+  );
 }
 
 function expectOneTableNoWrap(session: string, columns: number): void {

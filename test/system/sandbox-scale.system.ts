@@ -29,7 +29,12 @@ describe(`a sandbox of a ${FILES}-file repository`, () => {
   it('stores no blob of a file in HEAD, and a one-file checkpoint stores one blob', async () => {
     const sandbox = await Sandbox.create({ projectDir: project });
     try {
-      const workspace = await SandboxWorkspace.open({ root: sandbox.root, logicalRoot: sandbox.logicalRoot, checkpointsDir: sandbox.checkpointsDir, checkpointSeed: sandbox.checkpointSeed });
+      const workspace = await SandboxWorkspace.open({
+        root: sandbox.root,
+        logicalRoot: sandbox.logicalRoot,
+        checkpointsDir: sandbox.checkpointsDir,
+        checkpointSeed: sandbox.checkpointSeed,
+      });
       try {
         const stores = [join(sandbox.checkpointsDir, 'git', 'objects'), join(sandbox.checkpointsDir, '..', 'objects')];
         expect(looseObjects(stores).blob).toBe(0);
@@ -58,8 +63,16 @@ describe(`a sandbox of a ${FILES}-file repository`, () => {
     expect((await editor.call('files/write_file', { path: 'written.md', content: 'x\n' })).status).toBe('committed');
     const sandboxDir = resolve(sandbox.checkpointsDir, '..');
     await runtime.shutdown();
-    await waitUntil(() => liveGroups().size === 0 && pendingRemovals().size === 0 && !existsSync(sandboxDir), 'the sandbox to be gone', 60_000);
-    expect(git(project, 'worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree '))).toHaveLength(1);
+    await waitUntil(
+      () => liveGroups().size === 0 && pendingRemovals().size === 0 && !existsSync(sandboxDir),
+      'the sandbox to be gone',
+      60_000,
+    );
+    expect(
+      git(project, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((line) => line.startsWith('worktree ')),
+    ).toHaveLength(1);
     expect(existsSync(join(sandboxDir, '..', `mcp-actors-trash-${basename(sandboxDir)}`))).toBe(false);
   });
 });

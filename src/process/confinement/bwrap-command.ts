@@ -68,14 +68,30 @@ export interface SpawnCommand {
  * the whole host read-only, a fresh /dev and a /proc of its own. Also the rollback worker's
  * (`sandbox/confined-rollback.ts`).
  */
-export const READ_ONLY_HOST: readonly string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+export const READ_ONLY_HOST: readonly string[] = [
+  '--die-with-parent',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+];
 
 /**
  * @example
  * const spawnable = confineCommand('npx', ['-y', '@modelcontextprotocol/server-filesystem', root], env, plan);
  * spawn(spawnable.command, spawnable.args, { env: spawnable.env, detached: true });
  */
-export function confineCommand(command: string, args: readonly string[], env: Readonly<Record<string, string>>, plan: ConfinementPlan): SpawnCommand {
+export function confineCommand(
+  command: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  plan: ConfinementPlan,
+): SpawnCommand {
   const bw: string[] = [...READ_ONLY_HOST];
   bw.push('--tmpfs', plan.hostTmp);
   for (const dir of plan.readable) bw.push('--ro-bind', dir, dir);
@@ -92,7 +108,13 @@ export function confineCommand(command: string, args: readonly string[], env: Re
   }
   if (plan.network.kind !== 'all') bw.push('--unshare-net');
 
-  const confinedEnv: Record<string, string> = { ...env, TMPDIR: plan.ownTmp, TMP: plan.ownTmp, TEMP: plan.ownTmp, MCP_ACTORS_CONFINED: '1' };
+  const confinedEnv: Record<string, string> = {
+    ...env,
+    TMPDIR: plan.ownTmp,
+    TMP: plan.ownTmp,
+    TEMP: plan.ownTmp,
+    MCP_ACTORS_CONFINED: '1',
+  };
   if (plan.network.kind === 'allowlist') {
     const proxy = `http://127.0.0.1:${plan.network.port}`;
     for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) confinedEnv[name] = proxy;

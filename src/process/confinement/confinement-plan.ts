@@ -49,13 +49,17 @@ export interface ConfinementTarget {
  * @example
  * withSandbox(undefined, '/tmp/sbx/root', '/home/me/project'); // { root, project, fallback: true }
  */
-export function withSandbox(setting: ConfineSetting | undefined, root: string | undefined, project: string | undefined): ConfineSetting | undefined {
+export function withSandbox(
+  setting: ConfineSetting | undefined,
+  root: string | undefined,
+  project: string | undefined,
+): ConfineSetting | undefined {
   if (setting === false || root === undefined) return setting;
   const given = typeof setting === 'object' ? setting : {};
   return {
     ...given,
     root: given.root ?? root,
-    ...(given.project ?? project ? { project: given.project ?? project } : {}),
+    ...((given.project ?? project) ? { project: given.project ?? project } : {}),
     ...(setting === undefined ? { fallback: true } : {}),
   };
 }
@@ -244,7 +248,8 @@ function envFiles(projectRoot: string): string[] {
       if (++visited > ENV_FILE_SCAN_LIMIT) return;
       const path = join(dir, entry.name);
       if (entry.isFile() && (entry.name === '.env' || entry.name.startsWith('.env.'))) found.push(path);
-      else if (entry.isDirectory() && depth < ENV_FILE_SCAN_DEPTH && entry.name !== 'node_modules' && entry.name !== '.git') walk(path, depth + 1);
+      else if (entry.isDirectory() && depth < ENV_FILE_SCAN_DEPTH && entry.name !== 'node_modules' && entry.name !== '.git')
+        walk(path, depth + 1);
     }
   };
   walk(realOr(projectRoot), 0);

@@ -75,7 +75,9 @@ export function allowlistProxy(allow: readonly string[]): AllowlistProxy {
 }
 
 function refuse(client: Socket, host: string): void {
-  client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${host} is not in this server's network allowlist (confine.network)\n`);
+  client.end(
+    `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${host} is not in this server's network allowlist (confine.network)\n`,
+  );
 }
 
 function tunnel(allow: readonly string[], req: IncomingMessage, client: Socket, head: Buffer): void {
@@ -117,10 +119,13 @@ function forwardHttp(allow: readonly string[], req: IncomingMessage, res: Server
     res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`${url.host} is not in this server's network allowlist (confine.network)\n`);
     return;
   }
-  const upstream = httpRequest({ host: url.hostname.replace(/^\[|\]$/g, ''), port, method: req.method, path: `${url.pathname}${url.search}`, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
+  const upstream = httpRequest(
+    { host: url.hostname.replace(/^\[|\]$/g, ''), port, method: req.method, path: `${url.pathname}${url.search}`, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
   upstream.on('error', () => {
     if (!res.headersSent) res.writeHead(502);
     res.end();

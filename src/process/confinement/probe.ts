@@ -79,12 +79,32 @@ function runProbe(pathValue: string | undefined): { probe: ConfinementProbe; tra
   }
   const run = spawnSync(
     bwrap,
-    ['--die-with-parent', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', tmpdir(), '--', '/bin/sh', '-c', ':'],
+    [
+      '--die-with-parent',
+      '--unshare-pid',
+      '--unshare-net',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      tmpdir(),
+      '--',
+      '/bin/sh',
+      '-c',
+      ':',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, env: { PATH: pathValue ?? '' } },
   );
   if (run.status === 0) return { probe: { available: true, bwrap }, transient: false };
   const output = run.stderr as Buffer | null; // null when bwrap could not be started at all
-  const stderr = String(output ?? '').trim().split('\n')[0] ?? '';
+  const stderr =
+    String(output ?? '')
+      .trim()
+      .split('\n')[0] ?? '';
   const why = run.error ? run.error.message : run.signal ? `killed by ${run.signal}` : `exit ${run.status}${stderr ? `: ${stderr}` : ''}`;
   const transient = run.error !== undefined || run.signal !== null;
   const reason = `a probe run of bubblewrap (${bwrap}) failed (${why})`;

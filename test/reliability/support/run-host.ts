@@ -24,13 +24,18 @@ export interface HostRun {
 /** `command args…` with the test's environment (MCP_ACTORS_PID_LOG included), killed after `timeoutMs`. */
 export function runHost(command: string, args: readonly string[], timeoutMs = 60_000): Promise<HostRun> {
   return new Promise((resolve) => {
-    execFile(command, [...args], { cwd: repoRoot, env: { ...process.env }, timeout: timeoutMs, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      const lines = stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ lines, code, signal: error?.signal ?? null, stderr });
-    });
+    execFile(
+      command,
+      [...args],
+      { cwd: repoRoot, env: { ...process.env }, timeout: timeoutMs, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        const lines = stdout
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ lines, code, signal: error?.signal ?? null, stderr });
+      },
+    );
   });
 }

@@ -17,7 +17,10 @@ describe('authErrorOf', () => {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- a stand-in event on purpose: authErrorOf reads the SseError's code, never its event
     expect(authErrorOf(new SseError(401, 'x', {} as ConstructorParameters<typeof SseError>[2]), context)?.code).toBe('AUTH_REQUIRED');
     expect(authErrorOf(new StreamableHTTPError(403, 'x'), context)?.code).toBe('AUTH_FAILED');
-    expect(authErrorOf(new InvalidGrantError('refresh token expired'), context)).toMatchObject({ code: 'AUTH_FAILED', details: { oauthError: 'invalid_grant' } });
+    expect(authErrorOf(new InvalidGrantError('refresh token expired'), context)).toMatchObject({
+      code: 'AUTH_FAILED',
+      details: { oauthError: 'invalid_grant' },
+    });
   });
 
   it('leaves every other failure alone', () => {
@@ -53,6 +56,8 @@ describe('what a remote server config shows and declares', () => {
   it('declares elicitation and sampling only for the handlers given', () => {
     expect(capabilitiesFor(undefined)).toEqual({});
     expect(capabilitiesFor({ onElicit: () => ({ action: 'decline' }) })).toEqual({ elicitation: { form: { applyDefaults: true } } });
-    expect(capabilitiesFor({ onSample: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) })).toEqual({ sampling: {} });
+    expect(capabilitiesFor({ onSample: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) })).toEqual({
+      sampling: {},
+    });
   });
 });

@@ -9,7 +9,10 @@ import { REDACTED, Redactor } from '../../../src/redaction/redactor.js';
 describe('recordingSecrets', () => {
   it('makes tokens loaded from a store secret before any request, and tokens saved later too', async () => {
     const store = new MemoryTokenStore();
-    await store.save('s', { tokens: { access_token: 'stored-access-1234', token_type: 'Bearer', refresh_token: 'stored-refresh-5678' }, clientInformation: { client_id: 'c', client_secret: 'client-secret-9012' } });
+    await store.save('s', {
+      tokens: { access_token: 'stored-access-1234', token_type: 'Bearer', refresh_token: 'stored-refresh-5678' },
+      clientInformation: { client_id: 'c', client_secret: 'client-secret-9012' },
+    });
     const provider = await LoopbackOAuthProvider.create({ key: 's', store, openUrl: () => undefined });
     const redactor = new Redactor();
     const wrapped = recordingSecrets(provider, (value) => redactor.addSecret(value));
@@ -25,7 +28,16 @@ describe('recordingSecrets', () => {
 
   it('makes a cross-app provider client secret and ID token secret', () => {
     const redactor = new Redactor();
-    recordingSecrets(new CrossAppAccessProvider({ clientId: 'c', clientSecret: 'xaa-client-secret', idpTokenEndpoint: 'http://127.0.0.1:9/token', idpClientId: 'i', idToken: 'eyJ-id-token-abcdef' }), (value) => redactor.addSecret(value));
+    recordingSecrets(
+      new CrossAppAccessProvider({
+        clientId: 'c',
+        clientSecret: 'xaa-client-secret',
+        idpTokenEndpoint: 'http://127.0.0.1:9/token',
+        idpClientId: 'i',
+        idToken: 'eyJ-id-token-abcdef',
+      }),
+      (value) => redactor.addSecret(value),
+    );
     expect(redactor.redactText('xaa-client-secret eyJ-id-token-abcdef')).toBe(`${REDACTED} ${REDACTED}`);
   });
 });

@@ -12,8 +12,12 @@ describe('FileTokenStore', { timeout: 30_000 }, () => {
     const file = join(base, 'two', 'auth.json');
     const one = new FileTokenStore(file);
     const two = new FileTokenStore(file);
-    await Promise.all(Array.from({ length: 25 }, (_, i) => [one.save(`one-${i}`, { tokensSavedAt: i }), two.save(`two-${i}`, { tokensSavedAt: i })]).flat());
-    expect((await one.keys()).sort()).toEqual([...Array.from({ length: 25 }, (_, i) => `one-${i}`), ...Array.from({ length: 25 }, (_, i) => `two-${i}`)].sort());
+    await Promise.all(
+      Array.from({ length: 25 }, (_, i) => [one.save(`one-${i}`, { tokensSavedAt: i }), two.save(`two-${i}`, { tokensSavedAt: i })]).flat(),
+    );
+    expect((await one.keys()).sort()).toEqual(
+      [...Array.from({ length: 25 }, (_, i) => `one-${i}`), ...Array.from({ length: 25 }, (_, i) => `two-${i}`)].sort(),
+    );
     await two.delete('one-0');
     expect(await one.load('one-0')).toBeUndefined();
     expect(await one.load('one-1')).toEqual({ tokensSavedAt: 1 });

@@ -4,21 +4,31 @@ import { UsageError } from '../../../src/cli/usage-error.js';
 import { McpActorsError } from '../../../src/errors/mcp-actors-error.js';
 
 describe('formatError', () => {
-  it('prints error [CODE]: message for the runtime\'s errors, without a stack', () => {
-    expect(formatError(new McpActorsError('SPAWN_FAILED', 'cannot spawn "nope"'), { debug: false })).toBe('error [SPAWN_FAILED]: cannot spawn "nope"\n');
+  it("prints error [CODE]: message for the runtime's errors, without a stack", () => {
+    expect(formatError(new McpActorsError('SPAWN_FAILED', 'cannot spawn "nope"'), { debug: false })).toBe(
+      'error [SPAWN_FAILED]: cannot spawn "nope"\n',
+    );
   });
 
   it('names the flag when the runtime asks for a sandbox', () => {
-    const cause = new McpActorsError('ACTIVATION_FAILED', 'server "files" uses ${SANDBOX_ROOT} in args.1, but ...', { details: { placeholder: 'SANDBOX_ROOT' } });
-    expect(formatError(cause, { debug: false })).toContain('\nhint: a server of this actor works in a sandbox: add --sandbox <projectDir>\n');
+    const cause = new McpActorsError('ACTIVATION_FAILED', 'server "files" uses ${SANDBOX_ROOT} in args.1, but ...', {
+      details: { placeholder: 'SANDBOX_ROOT' },
+    });
+    expect(formatError(cause, { debug: false })).toContain(
+      '\nhint: a server of this actor works in a sandbox: add --sandbox <projectDir>\n',
+    );
   });
 
-  it('says a server in ERROR in config terms, from the error\'s structure, without API method names', () => {
+  it("says a server in ERROR in config terms, from the error's structure, without API method names", () => {
     const exit = new McpActorsError('SERVER_EXITED', 'server "files" exited with code 3 before the handshake');
-    const inError = new McpActorsError('SERVER_IN_ERROR', 'server "files" is in ERROR (after 5 automatic restarts). x cannot run until start() or reconnect() is called', {
-      cause: exit,
-      details: { server: 'files', restarts: 5 },
-    });
+    const inError = new McpActorsError(
+      'SERVER_IN_ERROR',
+      'server "files" is in ERROR (after 5 automatic restarts). x cannot run until start() or reconnect() is called',
+      {
+        cause: exit,
+        details: { server: 'files', restarts: 5 },
+      },
+    );
     const text = formatError(new McpActorsError('ACTIVATION_FAILED', 'actor did not start', { cause: inError }), { debug: false });
     expect(text).toBe(
       'error [ACTIVATION_FAILED]: server "files" could not start and gave up after 5 automatic restarts: server "files" exited with code 3 before the handshake\n' +
@@ -41,7 +51,11 @@ describe('formatError', () => {
   });
 
   it('gives code, message and details for --json', () => {
-    expect(errorJson(new McpActorsError('NOT_FOUND', 'no', { details: { tool: 'x' } }))).toEqual({ code: 'NOT_FOUND', message: 'no', details: { tool: 'x' } });
+    expect(errorJson(new McpActorsError('NOT_FOUND', 'no', { details: { tool: 'x' } }))).toEqual({
+      code: 'NOT_FOUND',
+      message: 'no',
+      details: { tool: 'x' },
+    });
     expect(errorJson(new UsageError('bad'))).toEqual({ code: 'USAGE', message: 'bad' });
   });
 });

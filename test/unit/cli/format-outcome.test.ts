@@ -34,7 +34,10 @@ describe('formatOutcome', () => {
         tool: 'fx/write_then_fail',
         status: 'rolled-back',
         checkpointId: 'ckpt-3',
-        changes: [{ path: 'src/main.py', kind: 'modified' }, { path: 'new.txt', kind: 'added' }],
+        changes: [
+          { path: 'src/main.py', kind: 'modified' },
+          { path: 'new.txt', kind: 'added' },
+        ],
         error: new McpActorsError('TOOL_FAILED', 'tool "write_then_fail" answered with an error: boom'),
         note: 'the sandbox was restored; effects outside the sandbox were not undone',
         durationMs: 1500,
@@ -54,7 +57,7 @@ describe('formatOutcome', () => {
     );
   });
 
-  it('does not repeat a failed tool\'s text when the error message already says it', () => {
+  it("does not repeat a failed tool's text when the error message already says it", () => {
     const text = formatOutcome(
       outcome({
         status: 'failed',
@@ -68,8 +71,14 @@ describe('formatOutcome', () => {
   it('adds the diff of the sandbox and what --apply wrote, or why it wrote nothing', () => {
     const diff = 'diff --git a/NOTES.md b/NOTES.md\n-hello\n+changed\n';
     const applied = formatOutcome(outcome({}), { project: '/p', diff, applied: ['NOTES.md'] });
-    expect(applied).toContain('\ndiff of the sandbox of /p:\ndiff --git a/NOTES.md b/NOTES.md\n-hello\n+changed\napplied to /p: NOTES.md\n');
-    const refused = formatOutcome(outcome({ status: 'rejected' }), { project: '/p', diff: '', notApplied: 'the call ended rejected, so nothing was written' });
+    expect(applied).toContain(
+      '\ndiff of the sandbox of /p:\ndiff --git a/NOTES.md b/NOTES.md\n-hello\n+changed\napplied to /p: NOTES.md\n',
+    );
+    const refused = formatOutcome(outcome({ status: 'rejected' }), {
+      project: '/p',
+      diff: '',
+      notApplied: 'the call ended rejected, so nothing was written',
+    });
     expect(refused).toContain('the sandbox of /p has no changes\nnot applied: the call ended rejected, so nothing was written\n');
   });
 

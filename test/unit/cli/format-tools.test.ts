@@ -55,7 +55,9 @@ describe('tools formatting', () => {
     );
     expect(toolsJson({ actor: 'editor', tenant: 'acme', tools: [list], activation: { servers: ['files'], unavailable } })).toMatchObject({
       servers: ['files'],
-      tools: [{ name: 'files/list_directory', category: 'read', capabilities: { readOnly: true }, provenance: { readOnly: { source: 'name' } } }],
+      tools: [
+        { name: 'files/list_directory', category: 'read', capabilities: { readOnly: true }, provenance: { readOnly: { source: 'name' } } },
+      ],
       unavailable: [{ server: 'github', code: 'ACTIVATION_FAILED' }],
     });
   });

@@ -20,7 +20,19 @@ function run(argv: string[]): Extract<CommandLine, { kind: 'run' }> {
 
 describe('parseCommandLine', () => {
   it('reads a call with its positionals and flags, long and short, in any order', () => {
-    const line = run(['call', '-t', 'acme', 'triager', 'fs/write_file', '{"path":"a"}', '--sandbox=.', '--apply', '--timeout-ms', '5000', '-y']);
+    const line = run([
+      'call',
+      '-t',
+      'acme',
+      'triager',
+      'fs/write_file',
+      '{"path":"a"}',
+      '--sandbox=.',
+      '--apply',
+      '--timeout-ms',
+      '5000',
+      '-y',
+    ]);
     expect(line.command).toBe('call');
     expect(line.positionals).toEqual(['triager', 'fs/write_file', '{"path":"a"}']);
     expect(line.flags).toMatchObject({ tenant: 'acme', sandbox: '.', apply: true, timeoutMs: 5000, yes: true, json: false });
@@ -49,7 +61,9 @@ describe('parseCommandLine', () => {
     expect(usageMessage(['tools', 'a', '--tenent', 'x'])).toBe(
       'unknown flag --tenent for agents tools; did you mean --tenant? (agents tools --help lists its flags)',
     );
-    expect(usageMessage(['tools', 'a', '-t', 'x', '--apply'])).toContain('--apply is not a flag of agents tools; it belongs to agents call');
+    expect(usageMessage(['tools', 'a', '-t', 'x', '--apply'])).toContain(
+      '--apply is not a flag of agents tools; it belongs to agents call',
+    );
     expect(usageMessage(['tools', 'a', '-t', 'x', '-y'])).toContain('-y is not a flag of agents tools; it belongs to agents call');
     expect(usageMessage(['validate', '--version'])).toContain('write agents --version');
   });
@@ -62,11 +76,17 @@ describe('parseCommandLine', () => {
   });
 
   it('checks positionals, required flags, --timeout-ms and --apply', () => {
-    expect(usageMessage(['call', 'a', '-t', 'x'])).toBe('agents call <actor> <tool> [json-args]: <tool> is missing (the full tool name, <server>/<tool>)');
-    expect(usageMessage(['call', 'a', 'b', '{"x":', '1}', '-t', 'x'])).toContain('unexpected argument "1}"; write agents call <actor> <tool> [json-args]; quote the JSON');
+    expect(usageMessage(['call', 'a', '-t', 'x'])).toBe(
+      'agents call <actor> <tool> [json-args]: <tool> is missing (the full tool name, <server>/<tool>)',
+    );
+    expect(usageMessage(['call', 'a', 'b', '{"x":', '1}', '-t', 'x'])).toContain(
+      'unexpected argument "1}"; write agents call <actor> <tool> [json-args]; quote the JSON',
+    );
     expect(run(['status', 'a']).flags.tenant).toBeUndefined(); // the tenant defaults (default_tenant in the file, or local)
     expect(run(['status', 'a', '--watch']).flags.watch).toBe(true);
-    expect(usageMessage(['call', 'a', 'b', '-t', 'x', '--timeout-ms', '0'])).toContain('--timeout-ms must be a whole number of milliseconds, at least 1');
+    expect(usageMessage(['call', 'a', 'b', '-t', 'x', '--timeout-ms', '0'])).toContain(
+      '--timeout-ms must be a whole number of milliseconds, at least 1',
+    );
     expect(usageMessage(['call', 'a', 'b', '-t', 'x', '--timeout-ms', '1.5'])).toContain('got "1.5"');
     expect(usageMessage(['call', 'a', 'b', '-t', 'x', '--apply'])).toContain('--apply needs --sandbox <projectDir>');
     expect(usageMessage(['import'])).toContain('<config.json> is missing');
@@ -79,7 +99,21 @@ describe('parseCommandLine', () => {
 
 describe('parseCommandLine: subcommands and repeatable flags', () => {
   it('reads agents tool add with repeated flags in order, and values that start with a dash for --arg', () => {
-    const line = run(['tool', 'add', 'memory', '--command', 'npx', '--arg', '-y', '--arg', '@modelcontextprotocol/server-memory', '--env', 'A=1', '--env', 'B=2']);
+    const line = run([
+      'tool',
+      'add',
+      'memory',
+      '--command',
+      'npx',
+      '--arg',
+      '-y',
+      '--arg',
+      '@modelcontextprotocol/server-memory',
+      '--env',
+      'A=1',
+      '--env',
+      'B=2',
+    ]);
     expect(line.command).toBe('tool add');
     expect(line.positionals).toEqual(['memory']);
     expect(line.flags.options).toMatchObject({ command: 'npx', arg: ['-y', '@modelcontextprotocol/server-memory'], env: ['A=1', 'B=2'] });
@@ -92,7 +126,9 @@ describe('parseCommandLine: subcommands and repeatable flags', () => {
   it('says what a group needs: a subcommand, spelled right', () => {
     expect(usageMessage(['skill'])).toBe('agents skill needs a subcommand; write agents skill add|remove|list');
     expect(usageMessage(['actor', 'rmove', 'a'])).toBe('unknown subcommand "actor rmove"; did you mean "actor remove"?');
-    expect(usageMessage(['tool', 'list', '--force'])).toMatch(/^--force is not a flag of agents tool list; it belongs to agents tool remove, agents skill remove/);
+    expect(usageMessage(['tool', 'list', '--force'])).toMatch(
+      /^--force is not a flag of agents tool list; it belongs to agents tool remove, agents skill remove/,
+    );
   });
 
   it('reads help for a subcommand both ways', () => {

@@ -9,7 +9,10 @@ import { run } from '../../../src/cli/main.js';
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-actors-cli-run-'));
-  writeFileSync(join(dir, 'agents.yaml'), 'servers:\n  memory:\n    command: npx\n    args: [-y, "@modelcontextprotocol/server-memory", "--token=${MY_TOKEN}"]\nskills:\n  notes:\n    mcp_servers: [memory]\nactors:\n  scribe:\n    skills: [notes]\n');
+  writeFileSync(
+    join(dir, 'agents.yaml'),
+    'servers:\n  memory:\n    command: npx\n    args: [-y, "@modelcontextprotocol/server-memory", "--token=${MY_TOKEN}"]\nskills:\n  notes:\n    mcp_servers: [memory]\nactors:\n  scribe:\n    skills: [notes]\n',
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -43,7 +46,11 @@ describe('run', () => {
 
   it('exits 2 with one line for a wrong command line', async () => {
     const result = await agents(['tols']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: unknown command "tols"; did you mean "tools"? (agents --help lists the commands)\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: unknown command "tols"; did you mean "tools"? (agents --help lists the commands)\n',
+    });
   });
 
   it('validates the agents.yaml of its working directory without printing the values of ${VAR}', async () => {
@@ -64,7 +71,9 @@ describe('run', () => {
   it('prints error [CODE]: message and exits 1 for an error of the runtime, with JSON on stdout under --json', async () => {
     const result = await agents(['validate', '--json', '--strict']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error \[CONFIG_INVALID\]: invalid agents file .*agents\.yaml \(1 problem\):\n {2}- servers\.memory\.args\.2: .*agents\.yaml:4:/);
+    expect(result.stderr).toMatch(
+      /^error \[CONFIG_INVALID\]: invalid agents file .*agents\.yaml \(1 problem\):\n {2}- servers\.memory\.args\.2: .*agents\.yaml:4:/,
+    );
     expect(result.stderr).not.toContain('    at ');
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID' } });
   });

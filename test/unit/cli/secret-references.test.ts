@@ -20,7 +20,11 @@ describe('referencesForSecrets', () => {
 
   it('shares a variable between equal values, and never reuses a reserved name or one holding another value', () => {
     const { section, exports } = referencesForSecrets(
-      { a: { command: 'x', env: { TOKEN: 't1', GITHUB_TOKEN: 'g' } }, b: { command: 'x', env: { TOKEN: 't1' } }, c: { command: 'x', env: { TOKEN: 't2' } } },
+      {
+        a: { command: 'x', env: { TOKEN: 't1', GITHUB_TOKEN: 'g' } },
+        b: { command: 'x', env: { TOKEN: 't1' } },
+        c: { command: 'x', env: { TOKEN: 't2' } },
+      },
       new Set(['GITHUB_TOKEN']),
     );
     expect(section.a?.env).toEqual({ TOKEN: '${TOKEN}', GITHUB_TOKEN: '${A_GITHUB_TOKEN}' });

@@ -28,8 +28,13 @@ describe('serversSection', () => {
   });
 
   it('writes sse_fallback: false after the url it is about, for a "type": "http" entry', () => {
-    const entry = serversSection(parseMcpServersJson(JSON.stringify({ mcpServers: { proj: { type: 'http', url: 'http://127.0.0.1:5/mcp' } } }))).proj;
-    expect(Object.entries(entry ?? {})).toEqual([['url', 'http://127.0.0.1:5/mcp'], ['sse_fallback', false]]);
+    const entry = serversSection(
+      parseMcpServersJson(JSON.stringify({ mcpServers: { proj: { type: 'http', url: 'http://127.0.0.1:5/mcp' } } })),
+    ).proj;
+    expect(Object.entries(entry ?? {})).toEqual([
+      ['url', 'http://127.0.0.1:5/mcp'],
+      ['sse_fallback', false],
+    ]);
   });
 
   it('round-trips: the YAML loads as an agents.yaml with the same servers', () => {

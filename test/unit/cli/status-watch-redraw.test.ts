@@ -20,7 +20,7 @@ class Grid {
     this.screen = Array.from({ length: rows }, () => []);
   }
   write(text: string): void {
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       // eslint-disable-next-line no-control-regex -- reading the terminal's escape sequences (ESC [) is what this fake screen does
       const csi = /^\u001b\[(\d*)([A-Za-z])/.exec(text.slice(i));
       if (csi) {
@@ -55,7 +55,16 @@ class Grid {
   }
 }
 
-const plain: Paint = { enabled: false, bold: (t) => t, dim: (t) => t, red: (t) => t, green: (t) => t, yellow: (t) => t, cyan: (t) => t, state: (t) => t };
+const plain: Paint = {
+  enabled: false,
+  bold: (t) => t,
+  dim: (t) => t,
+  red: (t) => t,
+  green: (t) => t,
+  yellow: (t) => t,
+  cyan: (t) => t,
+  state: (t) => t,
+};
 
 function server(name: string, lastError: string | undefined): ServerStatus {
   return {
@@ -76,7 +85,18 @@ function server(name: string, lastError: string | undefined): ServerStatus {
 }
 
 describe('the live table redrawn in place', () => {
-  const table = (): string[] => ['agents: helper — live (Ctrl+C stops every server and exits)', '', ...watchTable([server('fixture', 'spawn npx ENOENT: the command was not found on PATH, check servers.fixture.command'), server('broken', undefined)], plain, 0)];
+  const table = (): string[] => [
+    'agents: helper — live (Ctrl+C stops every server and exits)',
+    '',
+    ...watchTable(
+      [
+        server('fixture', 'spawn npx ENOENT: the command was not found on PATH, check servers.fixture.command'),
+        server('broken', undefined),
+      ],
+      plain,
+      0,
+    ),
+  ];
 
   it.each([
     [80, 24],
@@ -84,7 +104,10 @@ describe('the live table redrawn in place', () => {
     [40, 10],
   ])('leaves exactly one header and no wrapped row after ten redraws at %i×%i', (columns, rows) => {
     const grid = new Grid(columns, rows);
-    const area = new LiveArea((text) => grid.write(text), () => ({ columns, rows }));
+    const area = new LiveArea(
+      (text) => grid.write(text),
+      () => ({ columns, rows }),
+    );
     for (let i = 0; i < 10; i++) area.draw(table());
     const screen = grid.text();
     expect(screen.filter((line) => line.startsWith('SERVER'))).toHaveLength(1);
@@ -105,7 +128,10 @@ describe('the live table redrawn in place', () => {
   it('cuts a table taller than the terminal, so its first line stays on screen', () => {
     const many = Array.from({ length: 30 }, (_, i) => server(`s${i}`, undefined));
     const grid = new Grid(80, 24);
-    const area = new LiveArea((text) => grid.write(text), () => ({ columns: 80, rows: 24 }));
+    const area = new LiveArea(
+      (text) => grid.write(text),
+      () => ({ columns: 80, rows: 24 }),
+    );
     const lines = ['header', ...watchTable(many, plain, 0)];
     for (let i = 0; i < 10; i++) area.draw(lines);
     expect(grid.text().filter((line) => line === 'header')).toHaveLength(1);

@@ -4,7 +4,16 @@ import { approvalQuestion, isYes, terminalApproval } from '../../../src/cli/term
 import type { ApprovalRequest } from '../../../src/runtime/permissions.js';
 
 function request(name: string, destructive: boolean): ApprovalRequest {
-  return { actor: 'a', tenant: 't', tool: { name } as ApprovalRequest['tool'], category: 'execute', because: 'its name: word "write" in name', destructive, destructiveBecause: 'follows writes', args: {} };
+  return {
+    actor: 'a',
+    tenant: 't',
+    tool: { name } as ApprovalRequest['tool'],
+    category: 'execute',
+    because: 'its name: word "write" in name',
+    destructive,
+    destructiveBecause: 'follows writes',
+    args: {},
+  };
 }
 
 function sink(): { text: string; write(chunk: string): void } {
@@ -18,8 +27,12 @@ function sink(): { text: string; write(chunk: string): void } {
 
 describe('terminal approval', () => {
   it('asks with the tool, its category and whether it is destructive', () => {
-    expect(approvalQuestion(request('fs/write_file', true))).toBe('(execute because of its name: word "write" in name)\nallow fs/write_file (execute, destructive)? [y/N] ');
-    expect(approvalQuestion(request('fx/echo', false))).toBe('(execute because of its name: word "write" in name)\nallow fx/echo (execute)? [y/N] ');
+    expect(approvalQuestion(request('fs/write_file', true))).toBe(
+      '(execute because of its name: word "write" in name)\nallow fs/write_file (execute, destructive)? [y/N] ',
+    );
+    expect(approvalQuestion(request('fx/echo', false))).toBe(
+      '(execute because of its name: word "write" in name)\nallow fx/echo (execute)? [y/N] ',
+    );
   });
 
   it('takes y and yes as approval and anything else as a refusal', () => {

@@ -57,11 +57,21 @@ describe('agents validate and what weakens confinement', { timeout: 30_000 }, ()
     expect(result.code).toBe(0);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(5);
-    expect(lines[0]).toMatch(/^warning: servers\.open\.confine: agents\.yaml:4:5: confine: false runs this server unconfined even in a sandbox: .* — remove the line/);
-    expect(lines[1]).toMatch(/^warning: servers\.lenient\.confine\.fallback: agents\.yaml:7:16: fallback: true runs this server unconfined on a machine where confinement is unavailable/);
-    expect(lines[2]).toMatch(/^warning: servers\.moved\.env\.HOME: agents\.yaml:11:7: HOME is passed to the server but not used to decide confinement/);
-    expect(lines[3]).toMatch(/^warning: servers\.moved\.env\.npm_config_cache: agents\.yaml:12:7: npm_config_cache is passed to the server but not used to decide confinement/);
-    expect(lines[4]).toMatch(/^warning: servers\.moved\.env\.XDG_CACHE_HOME: agents\.yaml:13:7: XDG_CACHE_HOME is passed to the server but not used to decide confinement/);
+    expect(lines[0]).toMatch(
+      /^warning: servers\.open\.confine: agents\.yaml:4:5: confine: false runs this server unconfined even in a sandbox: .* — remove the line/,
+    );
+    expect(lines[1]).toMatch(
+      /^warning: servers\.lenient\.confine\.fallback: agents\.yaml:7:16: fallback: true runs this server unconfined on a machine where confinement is unavailable/,
+    );
+    expect(lines[2]).toMatch(
+      /^warning: servers\.moved\.env\.HOME: agents\.yaml:11:7: HOME is passed to the server but not used to decide confinement/,
+    );
+    expect(lines[3]).toMatch(
+      /^warning: servers\.moved\.env\.npm_config_cache: agents\.yaml:12:7: npm_config_cache is passed to the server but not used to decide confinement/,
+    );
+    expect(lines[4]).toMatch(
+      /^warning: servers\.moved\.env\.XDG_CACHE_HOME: agents\.yaml:13:7: XDG_CACHE_HOME is passed to the server but not used to decide confinement/,
+    );
     expect(result.stderr).not.toContain('LOG_LEVEL');
     expect(result.stderr).not.toContain('servers.remote');
   });
@@ -69,7 +79,9 @@ describe('agents validate and what weakens confinement', { timeout: 30_000 }, ()
   it('fails with --strict, after the same warnings; the JSON says ok: false', async () => {
     const strict = await validate(WEAK, '--strict');
     expect(strict.code).toBe(1);
-    expect(strict.stderr.trimEnd().split('\n').at(-1)).toBe('error: --strict: 5 settings weaken confinement (the warnings above); change them, or run without --strict');
+    expect(strict.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'error: --strict: 5 settings weaken confinement (the warnings above); change them, or run without --strict',
+    );
     const json = await validate(WEAK, '--strict', '--json');
     expect(json.code).toBe(1);
     const parsed = JSON.parse(json.stdout) as { ok: boolean; warnings: { path: string }[] };
@@ -84,12 +96,17 @@ describe('agents validate and what weakens confinement', { timeout: 30_000 }, ()
   });
 
   it('says nothing, even with --strict, about a file that leaves confinement alone', async () => {
-    const result = await validate(`servers:\n  plain:\n    command: ${node}\n    confine: true\n    env: { LOG_LEVEL: debug }\n`, '--strict');
+    const result = await validate(
+      `servers:\n  plain:\n    command: ${node}\n    confine: true\n    env: { LOG_LEVEL: debug }\n`,
+      '--strict',
+    );
     expect(result).toMatchObject({ code: 0, stderr: '' });
   });
 
   it('knows the names the runtime reads only from the host', () => {
-    expect(['HOME', 'path', 'TMPDIR', 'XDG_CONFIG_HOME', 'NPM_CONFIG_CACHE', 'npm_config_prefix', 'PNPM_HOME'].filter(isHostOnlyName)).toHaveLength(7);
+    expect(
+      ['HOME', 'path', 'TMPDIR', 'XDG_CONFIG_HOME', 'NPM_CONFIG_CACHE', 'npm_config_prefix', 'PNPM_HOME'].filter(isHostOnlyName),
+    ).toHaveLength(7);
     expect(['LOG_LEVEL', 'GITHUB_TOKEN', 'HOMEPAGE', 'MYPATH'].filter(isHostOnlyName)).toEqual([]);
   });
 });

@@ -139,7 +139,13 @@ describe('McpClient over the server machine (fake connections)', () => {
 
   for (const { says, restart, waitMs, state, spawns } of [
     { says: 'restarts a transient server after an abnormal exit', restart: 'transient', waitMs: 100, state: 'RUNNING', spawns: 2 },
-    { says: 'never restarts a temporary server: a crash leaves it in ERROR', restart: 'temporary', waitMs: 1_000, state: 'ERROR', spawns: 1 },
+    {
+      says: 'never restarts a temporary server: a crash leaves it in ERROR',
+      restart: 'temporary',
+      waitMs: 1_000,
+      state: 'ERROR',
+      spawns: 1,
+    },
   ] as const) {
     it(says, async () => {
       const c = client({ restart });

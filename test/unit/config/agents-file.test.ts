@@ -169,7 +169,11 @@ describe('parseAgentsConfig reads a valid file', () => {
     const error = errorOf(
       'servers:\n  m:\n    command: npx\n    startTimeoutMs: 5000\nskills:\n  s:\n    mcpServers: [m]\n    mcp_servers:\n      - server: m\n        overrides: { t: { readOnly: true } }\nactors:\n  a:\n    tenantKey: tenant\n',
     );
-    expect(problemAt(error, 'servers.m.startTimeoutMs')).toEqual({ path: 'servers.m.startTimeoutMs', problem: 'agents.yaml:4:5: is not a known key', hint: 'did you mean "start_timeout_ms"?' });
+    expect(problemAt(error, 'servers.m.startTimeoutMs')).toEqual({
+      path: 'servers.m.startTimeoutMs',
+      problem: 'agents.yaml:4:5: is not a known key',
+      hint: 'did you mean "start_timeout_ms"?',
+    });
     expect(problemAt(error, 'skills.s.mcpServers').hint).toBe('did you mean "mcp_servers"?');
     expect(problemAt(error, 'skills.s.mcp_servers.0.overrides.t.readOnly').hint).toBe('did you mean "read_only"?');
     expect(problemAt(error, 'actors.a.tenantKey').hint).toBe('did you mean "tenant_key"?');
@@ -223,7 +227,10 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
   });
 
   it('says what to write for a value of the wrong type', () => {
-    const problem = problemAt(errorOf('servers:\n  github:\n    command: npx\n    start_timeout_ms: "20s"\n'), 'servers.github.start_timeout_ms');
+    const problem = problemAt(
+      errorOf('servers:\n  github:\n    command: npx\n    start_timeout_ms: "20s"\n'),
+      'servers.github.start_timeout_ms',
+    );
     expect(problem.problem).toBe('agents.yaml:4:5: must be a number, got "20s" (a string)');
     expect(problem.hint).toContain('write 20000');
   });
@@ -277,7 +284,9 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
       problem: 'agents.yaml:6:9: names server "githb", which is not in servers',
       hint: 'did you mean "github"?',
     });
-    expect(problemAt(error, 'skills.triage.mcp_servers.1.server').problem).toBe('agents.yaml:7:9: names server "gihub", which is not in servers');
+    expect(problemAt(error, 'skills.triage.mcp_servers.1.server').problem).toBe(
+      'agents.yaml:7:9: names server "gihub", which is not in servers',
+    );
     expect(problemAt(errorOf('skills:\n  s:\n    mcp_servers: [zzz]\n'), 'skills.s.mcp_servers.0').hint).toBe('add it under servers:');
   });
 
@@ -331,11 +340,15 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
       'servers:\n  github: { command: npx }\nskills:\n  s:\n    mcp_servers:\n      - server: github\n        include: [github/create_issue]\n        overrides: { github/create_issue: { writes: true } }\n';
     const error = errorOf(text);
     expect(problemAt(error, 'skills.s.mcp_servers.0.include.0').hint).toBe('write "create_issue": the server is given by server');
-    expect(problemAt(error, 'skills.s.mcp_servers.0.overrides.github/create_issue').hint).toBe('write "create_issue": the server is given by server');
+    expect(problemAt(error, 'skills.s.mcp_servers.0.overrides.github/create_issue').hint).toBe(
+      'write "create_issue": the server is given by server',
+    );
   });
 
   it('reports a tools entry whose server is not declared, or whose capabilities lack overrides:', () => {
-    const error = errorOf('servers:\n  github: { command: npx }\ntools:\n  githb/create_issue:\n    read_only: true\n  create_issue:\n    overrides: {}\n');
+    const error = errorOf(
+      'servers:\n  github: { command: npx }\ntools:\n  githb/create_issue:\n    read_only: true\n  create_issue:\n    overrides: {}\n',
+    );
     expect(problemAt(error, 'tools.githb/create_issue').hint).toBe('did you mean "github"?');
     expect(problemAt(error, 'tools.githb/create_issue.read_only').hint).toBe('put it under overrides: overrides: { read_only: true }');
     expect(error.problems.some((p) => p.path === 'tools.githb/create_issue.overrides')).toBe(false);
@@ -361,11 +374,17 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
     const error = errorOf(text);
     expect(problemAt(error, 'skills.s.mcp_servers.1').problem).toContain('must be a server name or a mapping { server, include');
     expect(problemAt(error, 'skills.s.mcp_servers.2').problem).toContain('lists server "github" again (also item 0)');
-    expect(problemAt(error, 'skills.s.mcp_servers.3.server')).toMatchObject({ problem: 'agents.yaml:5:38: is required', hint: 'write server: github' });
+    expect(problemAt(error, 'skills.s.mcp_servers.3.server')).toMatchObject({
+      problem: 'agents.yaml:5:38: is required',
+      hint: 'write server: github',
+    });
     expect(problemAt(error, 'skills.s.mcp_servers.3.include').hint).toBe('leave include out to include every tool of the server');
     expect(problemAt(error, 'skills.s.tools.0').hint).toBe('write "<namespace>/now", such as "builtin/now"');
     expect(problemAt(error, 'skills.s.servers').hint).toBe('did you mean "mcp_servers"?');
-    expect(problemAt(error, 'actors.a.skills')).toMatchObject({ problem: 'agents.yaml:10:5: must be a list, got "s" (a string)', hint: 'write a list: ["s"]' });
+    expect(problemAt(error, 'actors.a.skills')).toMatchObject({
+      problem: 'agents.yaml:10:5: must be a list, got "s" (a string)',
+      hint: 'write a list: ["s"]',
+    });
     expect(problemAt(error, 'actors.a.permissions.execute')).toMatchObject({
       problem: 'agents.yaml:11:20: must be one of "allow", "ask" or "deny", got "yes" (a string)',
       hint: 'use "allow" (run them without asking)',
@@ -386,8 +405,12 @@ describe('parseAgentsConfig reports every mistake with its path, file:line:col a
 
   it('reports a name key that disagrees with the server key, and invalid server names', () => {
     const error = errorOf('servers:\n  github:\n    name: gh\n    command: npx\n  "my server":\n    command: npx\n');
-    expect(problemAt(error, 'servers.github.name').problem).toBe('agents.yaml:3:5: is "gh" (a string), but a server is named by its key, "github"');
-    expect(problemAt(error, 'servers["my server"]').problem).toContain('is not a valid server name: must be letters, digits, ".", "_" and "-", starting with a letter or digit');
+    expect(problemAt(error, 'servers.github.name').problem).toBe(
+      'agents.yaml:3:5: is "gh" (a string), but a server is named by its key, "github"',
+    );
+    expect(problemAt(error, 'servers["my server"]').problem).toContain(
+      'is not a valid server name: must be letters, digits, ".", "_" and "-", starting with a letter or digit',
+    );
   });
 
   it('rejects __proto__ and other names that are not plain names', () => {
@@ -447,12 +470,19 @@ describe('agentsConfigFromObject', () => {
 
   it('reports the same problems without positions', () => {
     try {
-      agentsConfigFromObject({ servers: { github: { comand: 'npx' } }, skills: { s: { mcpServers: ['githb'], mcp_servers: [] } } }, { env });
+      agentsConfigFromObject(
+        { servers: { github: { comand: 'npx' } }, skills: { s: { mcpServers: ['githb'], mcp_servers: [] } } },
+        { env },
+      );
       expect.unreachable();
     } catch (error) {
       if (!isConfigError(error)) throw error;
       expect(error.message).toContain('invalid agents configuration');
-      expect(problemAt(error, 'servers.github.comand')).toEqual({ path: 'servers.github.comand', problem: 'is not a known key', hint: 'did you mean "command"?' });
+      expect(problemAt(error, 'servers.github.comand')).toEqual({
+        path: 'servers.github.comand',
+        problem: 'is not a known key',
+        hint: 'did you mean "command"?',
+      });
       expect(problemAt(error, 'skills.s.mcpServers').problem).toBe('repeats "mcp_servers", which is also given');
     }
   });

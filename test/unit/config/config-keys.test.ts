@@ -14,7 +14,13 @@ describe('the boundary between file keys (snake_case) and TypeScript keys (camel
     const input = { name: 'gh', command: 'npx', startTimeoutMs: 5000, maxRestarts: 3, backoff: { initialMs: 100, maxMs: 1000, factor: 2 } };
     const { value, problems } = fromApiKeys(input, serverConfigSchema, 'camelCase');
     expect(problems).toEqual([]);
-    expect(value).toEqual({ name: 'gh', command: 'npx', start_timeout_ms: 5000, max_restarts: 3, backoff: { initial_ms: 100, max_ms: 1000, factor: 2 } });
+    expect(value).toEqual({
+      name: 'gh',
+      command: 'npx',
+      start_timeout_ms: 5000,
+      max_restarts: 3,
+      backoff: { initial_ms: 100, max_ms: 1000, factor: 2 },
+    });
     expect(toApiKeys(value, serverConfigSchema)).toEqual(input);
     expect(Object.isFrozen((toApiKeys(value, serverConfigSchema) as { backoff: object }).backoff)).toBe(true);
   });
@@ -37,7 +43,13 @@ describe('the boundary between file keys (snake_case) and TypeScript keys (camel
     ]);
     expect(fromApiKeys({ max_restarts: 1, maxRestarts: 2 }, serverConfigSchema, 'both')).toEqual({
       value: { max_restarts: 1 },
-      problems: [{ path: ['maxRestarts'], problem: 'repeats "max_restarts", which is also given', hint: 'keep only one of "maxRestarts" and "max_restarts"' }],
+      problems: [
+        {
+          path: ['maxRestarts'],
+          problem: 'repeats "max_restarts", which is also given',
+          hint: 'keep only one of "maxRestarts" and "max_restarts"',
+        },
+      ],
     });
   });
 

@@ -9,7 +9,9 @@ describe('the configuration a host writes as objects', () => {
   it('takes the keys of agents.yaml, in either spelling, and refuses a misspelled one at compile time', () => {
     const good: RuntimeOptions = {
       config: {
-        servers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], start_timeout_ms: 5_000, startTimeoutMs: 5_000 } },
+        servers: {
+          memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], start_timeout_ms: 5_000, startTimeoutMs: 5_000 },
+        },
         skills: { notes: { mcp_servers: ['memory'] }, more: { mcpServers: [{ server: 'memory', include: ['read_*'] }] } },
         actors: { helper: { skills: ['notes'], permissions: { execute: 'ask' } } },
       },

@@ -16,7 +16,11 @@ describe('expandEnvReferences', () => {
     const { value, problems } = expand('Bearer ${GITHUB_TOKEN}');
     expect(value).toBe('Bearer ${GITHUB_TOKEN}');
     expect(problems).toEqual([
-      { problem: 'GITHUB_TOKEN is not set in the environment', hint: 'export it, or remove the reference (${GITHUB_TOKEN:-text} gives a default)', unset: 'GITHUB_TOKEN' },
+      {
+        problem: 'GITHUB_TOKEN is not set in the environment',
+        hint: 'export it, or remove the reference (${GITHUB_TOKEN:-text} gives a default)',
+        unset: 'GITHUB_TOKEN',
+      },
     ]);
   });
 

@@ -28,9 +28,22 @@ const CLAUDE_DESKTOP_CONFIG = `{
 `;
 
 const errorOf = (text: string, env: Record<string, string | undefined> = {}): ConfigError =>
-  thrownBy(() => parseMcpServersJson(text, { file: 'claude_desktop_config.json', env }), isConfigError, 'expected a ConfigError, but the JSON was accepted');
+  thrownBy(
+    () => parseMcpServersJson(text, { file: 'claude_desktop_config.json', env }),
+    isConfigError,
+    'expected a ConfigError, but the JSON was accepted',
+  );
 
-const defaults = { cwd: undefined, url: undefined, command: undefined, headers: {}, env: {}, args: [], roots: [], ...SERVER_CONFIG_DEFAULTS };
+const defaults = {
+  cwd: undefined,
+  url: undefined,
+  command: undefined,
+  headers: {},
+  env: {},
+  args: [],
+  roots: [],
+  ...SERVER_CONFIG_DEFAULTS,
+};
 
 describe('parseMcpServersJson imports Claude Desktop mcpServers', () => {
   it('turns two stdio servers and one url server into server configurations', () => {
@@ -99,13 +112,19 @@ describe('parseMcpServersJson imports Claude Desktop mcpServers', () => {
 describe('parseMcpServersJson reports mistakes with path, file:line:col and a hint', () => {
   it('reports unknown keys like agents.yaml does', () => {
     const problem = problemAt(errorOf('{\n  "mcpServers": {\n    "a": { "comand": "npx" }\n  }\n}'), 'mcpServers.a.comand');
-    expect(problem).toEqual({ path: 'mcpServers.a.comand', problem: 'claude_desktop_config.json:3:12: is not a known key', hint: 'did you mean "command"?' });
+    expect(problem).toEqual({
+      path: 'mcpServers.a.comand',
+      problem: 'claude_desktop_config.json:3:12: is not a known key',
+      hint: 'did you mean "command"?',
+    });
   });
 
   it('reports a missing command and an unknown type', () => {
     const error = errorOf('{"mcpServers": {"a": {"args": []}, "b": {"type": "ws", "url": "http://h"}}}');
     expect(problemAt(error, 'mcpServers.a.command').problem).toContain('a server needs either command (stdio) or url');
-    expect(problemAt(error, 'mcpServers.b.type')).toMatchObject({ problem: stringContaining('must be one of "stdio", "sse" or "http", got "ws"') });
+    expect(problemAt(error, 'mcpServers.b.type')).toMatchObject({
+      problem: stringContaining('must be one of "stdio", "sse" or "http", got "ws"'),
+    });
   });
 
   it('reports type and transport that disagree', () => {
@@ -135,7 +154,9 @@ describe('parseMcpServersJson reports mistakes with path, file:line:col and a hi
         hint: 'remove the trailing comma: JSON does not allow one',
       },
     ]);
-    expect(errorOf('{\n  // servers\n  "mcpServers": {}\n}').problems[0]?.problem).toBe('claude_desktop_config.json:2:3: is not valid JSON: a comment');
+    expect(errorOf('{\n  // servers\n  "mcpServers": {}\n}').problems[0]?.problem).toBe(
+      'claude_desktop_config.json:2:3: is not valid JSON: a comment',
+    );
     expect(errorOf('{"a": 1\n "b": 2}').problems[0]?.hint).toBe('separate the entries with commas');
     expect(errorOf("{'mcpServers': {}}").problems[0]?.hint).toBe('JSON keys use double quotes: "key"');
     expect(errorOf('{"mcpServers": {"a": {"cwd": "C:\\Users"}}}').problems[0]?.hint).toContain('write \\\\ for a backslash');

@@ -30,7 +30,8 @@ describe('the table of server keys in docs/configuration.md', () => {
   it('gives each scalar default as the schema has it', () => {
     const defaults = new Map(rows);
     for (const [key, node] of schemaKeys) {
-      if (['string', 'number', 'boolean'].includes(typeof node.default)) expect(defaults.get(key), key).toContain(`\`${String(node.default)}\``);
+      if (['string', 'number', 'boolean'].includes(typeof node.default))
+        expect(defaults.get(key), key).toContain(`\`${String(node.default)}\``);
     }
   });
 });

@@ -40,7 +40,10 @@ async function problemsOf(path: string, env: Record<string, string | undefined> 
 
 describe('paths of a server entry are read from the folder of its file', () => {
   it('runs a server in the folder of its file, so relative args name files beside it', async () => {
-    const file = write('relative.yaml', `servers:\n  fx:\n    command: ${JSON.stringify(process.execPath)}\n    args: [./servers/fixture-server.mjs]\n`);
+    const file = write(
+      'relative.yaml',
+      `servers:\n  fx:\n    command: ${JSON.stringify(process.execPath)}\n    args: [./servers/fixture-server.mjs]\n`,
+    );
     const config = await loadAgentsFile(file, { env: {} });
     const fx = config.servers.fx;
     expect(fx?.cwd).toBe(dirname(file));
@@ -86,7 +89,10 @@ describe('checkCommands (agents validate) checks each program before anything is
   });
 
   it("looks a bare name up on the server's own PATH when it sets one", async () => {
-    const file = write('own-path.yaml', `servers:\n  fx:\n    command: run.sh\n    env: { PATH: ${JSON.stringify(join(dir, 'servers'))} }\n`);
+    const file = write(
+      'own-path.yaml',
+      `servers:\n  fx:\n    command: run.sh\n    env: { PATH: ${JSON.stringify(join(dir, 'servers'))} }\n`,
+    );
     expect(await problemsOf(file, { PATH: '/nonexistent' })).toEqual([]);
   });
 
@@ -126,7 +132,10 @@ describe("unset ${VAR} references under unsetVariables: 'per-server' (as a runti
   });
 
   it('still refuse an unset one outside a server entry, and other mistakes beside it', async () => {
-    const file = write('per-server-bad.yaml', 'servers:\n  a:\n    command: node\n    args: ["${NOPE}"]\n    restrat: permanent\nskills:\n  s:\n    description: "${ALSO_NOPE}"\n');
+    const file = write(
+      'per-server-bad.yaml',
+      'servers:\n  a:\n    command: node\n    args: ["${NOPE}"]\n    restrat: permanent\nskills:\n  s:\n    description: "${ALSO_NOPE}"\n',
+    );
     await expect(loadAgentsFile(file, { env: {}, unsetVariables: 'per-server' })).rejects.toThrow(/restrat[\s\S]*ALSO_NOPE is not set/);
   });
 });

@@ -14,9 +14,11 @@ const stdio = { name: 'everything', command: 'npx', args: ['-y', '@modelcontextp
 
 /** The problems of the ConfigError `input` throws; fails the test if it does not throw one. */
 const problemsOf = (input: unknown, options?: ValidateServerConfigOptions): readonly ConfigProblem[] =>
-  thrownBy(() => validateServerConfig(input, options), isConfigError, 'expected a ConfigError, but the configuration was accepted').problems;
+  thrownBy(() => validateServerConfig(input, options), isConfigError, 'expected a ConfigError, but the configuration was accepted')
+    .problems;
 
-const problemAt = (input: unknown, path: string, options?: ValidateServerConfigOptions): ConfigProblem => problemIn({ problems: problemsOf(input, options) }, path);
+const problemAt = (input: unknown, path: string, options?: ValidateServerConfigOptions): ConfigProblem =>
+  problemIn({ problems: problemsOf(input, options) }, path);
 
 function messageOf(input: unknown): string {
   try {
@@ -45,14 +47,25 @@ describe('validateServerConfig resolves a valid configuration', () => {
   });
 
   it('applies exactly the defaults the schema documents, under their snake_case keys', () => {
-    const properties = serverConfigSchema.properties as Record<string, { default?: unknown; properties?: Record<string, { default?: unknown }> }>;
+    const properties = serverConfigSchema.properties as Record<
+      string,
+      { default?: unknown; properties?: Record<string, { default?: unknown }> }
+    >;
     const config = validateServerConfig({ name: 'x', command: 'c' }) as unknown as Record<string, unknown>;
     for (const [key, schema] of Object.entries(properties)) {
       const camel = key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-      if (schema.properties) for (const [inner, field] of Object.entries(schema.properties)) expect((config[camel] as Record<string, unknown>)[inner.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())], inner).toEqual(field.default);
+      if (schema.properties)
+        for (const [inner, field] of Object.entries(schema.properties))
+          expect((config[camel] as Record<string, unknown>)[inner.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())], inner).toEqual(
+            field.default,
+          );
       else if (schema.default !== undefined) expect(config[camel], key).toEqual(schema.default);
     }
-    expect(SERVER_CONFIG_DEFAULTS).toMatchObject({ maxRestarts: 5, backoff: { initialMs: 200, maxMs: 10_000 }, maxMessageBytes: 16 * 1024 * 1024 });
+    expect(SERVER_CONFIG_DEFAULTS).toMatchObject({
+      maxRestarts: 5,
+      backoff: { initialMs: 200, maxMs: 10_000 },
+      maxMessageBytes: 16 * 1024 * 1024,
+    });
   });
 
   it('keeps every value that is given', () => {
@@ -185,7 +198,10 @@ describe('validateServerConfig names each mistake, where it is and what to write
       hint: 'write "3000" in quotes',
     });
     // An env value is secret: a problem there names its type, never the value.
-    expect(problemAt({ ...stdio, env: { API_KEY: 123 } }, 'env.API_KEY')).toMatchObject({ problem: 'must be a string, got [redacted] (a number)', hint: 'write "[redacted]" in quotes' });
+    expect(problemAt({ ...stdio, env: { API_KEY: 123 } }, 'env.API_KEY')).toMatchObject({
+      problem: 'must be a string, got [redacted] (a number)',
+      hint: 'write "[redacted]" in quotes',
+    });
     expect(problemAt({ ...stdio, env: ['A=1'] }, 'env').hint).toBe('write an object: {"A":"1"}');
     expect(problemAt({ name: 'x', command: ['npx', '-y', 'pkg'] }, 'command').hint).toBe(
       'put the program in command and the rest in args: command: "npx", args: ["-y","pkg"]',
@@ -380,7 +396,9 @@ describe('validateServerConfig with keyStyle snake_case quotes the YAML file bac
   it('refuses a camelCase key in a file entry, pointing to its snake_case spelling', () => {
     const problems = problemsOf({ ...stdio, max_restarts: 1, maxRestarts: 2 }, { keyStyle: 'snake_case' });
     expect(problems).toEqual([{ path: 'maxRestarts', problem: 'is not a known key', hint: 'did you mean "max_restarts"?' }]);
-    expect(problemAt({ ...stdio, startTimeoutMs: 5 }, 'startTimeoutMs', { keyStyle: 'snake_case' }).hint).toBe('did you mean "start_timeout_ms"?');
+    expect(problemAt({ ...stdio, startTimeoutMs: 5 }, 'startTimeoutMs', { keyStyle: 'snake_case' }).hint).toBe(
+      'did you mean "start_timeout_ms"?',
+    );
   });
 });
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { isConfigError, type ConfigError } from '../../../src/errors/index.js';
 import { defineServer } from '../../../src/domain/define-server.js';
 import { defineTool, type DomainTool } from '../../../src/domain/define-tool.js';
-import { categoryAnnotations, categoryCapabilities, TOOL_CATEGORIES, toolCategory, type ToolCategory } from '../../../src/domain/tool-category.js';
+import {
+  categoryAnnotations,
+  categoryCapabilities,
+  TOOL_CATEGORIES,
+  toolCategory,
+  type ToolCategory,
+} from '../../../src/domain/tool-category.js';
 import type { ToolCapability } from '../../../src/registry/capabilities.js';
 
 const categoryOfCapability = (capabilities: ToolCapability, category?: ToolCategory): ToolCategory =>
@@ -32,7 +38,11 @@ describe('defineTool', () => {
   });
 
   it('accepts a tool without an output schema and a draft-07 input schema', () => {
-    const tool = { ...good, output: undefined, input: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} } };
+    const tool = {
+      ...good,
+      output: undefined,
+      input: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {} },
+    };
     expect(defineTool(tool)).toBe(tool);
   });
 
@@ -50,8 +60,16 @@ describe('defineTool', () => {
     ['an input that does not compile', { input: { type: 'object', properties: { a: { type: 'nope' } } } }, 'roster_list_shifts.input'],
     ['an output of another type', { output: { type: 'string' } }, 'roster_list_shifts.output.type'],
     ['an output that does not compile', { output: { type: 'object', required: 'shifts' } }, 'roster_list_shifts.output'],
-    ['an input declaring org_id', { input: { type: 'object', properties: { org_id: { type: 'string' } } } }, 'roster_list_shifts.input.properties.org_id'],
-    ['an input declaring Tenant_ID', { input: { type: 'object', properties: { Tenant_ID: { type: 'string' } } } }, 'roster_list_shifts.input.properties.Tenant_ID'],
+    [
+      'an input declaring org_id',
+      { input: { type: 'object', properties: { org_id: { type: 'string' } } } },
+      'roster_list_shifts.input.properties.org_id',
+    ],
+    [
+      'an input declaring Tenant_ID',
+      { input: { type: 'object', properties: { Tenant_ID: { type: 'string' } } } },
+      'roster_list_shifts.input.properties.Tenant_ID',
+    ],
   ])('refuses %s, naming the tool and the field', (_what, change, path) => {
     const error = configError(() => defineTool({ ...good, ...change } as unknown as DomainTool));
     expect(error.code).toBe('CONFIG_INVALID');
@@ -62,7 +80,14 @@ describe('defineTool', () => {
 
   it('lists every problem of a definition at once', () => {
     const error = configError(() =>
-      defineTool({ name: 'bad name', domain: 'roster', category: 'delete', description: '', input: {}, call: undefined } as unknown as DomainTool),
+      defineTool({
+        name: 'bad name',
+        domain: 'roster',
+        category: 'delete',
+        description: '',
+        input: {},
+        call: undefined,
+      } as unknown as DomainTool),
     );
     expect(paths(error)).toEqual(['bad name.name', 'bad name.category', 'bad name.description', 'bad name.call', 'bad name.input.type']);
   });
@@ -120,7 +145,10 @@ describe('tool categories', () => {
   });
 
   it('decide over the name: a read category on a tool named delete_* stays read-only', () => {
-    const { capability, provenance } = inferCapabilities({ toolName: 'delete_cache_view', overrides: [{ at: 'category read', values: categoryCapabilities('read') }] });
+    const { capability, provenance } = inferCapabilities({
+      toolName: 'delete_cache_view',
+      overrides: [{ at: 'category read', values: categoryCapabilities('read') }],
+    });
     expect(capability.readOnly).toBe(true);
     expect(provenance.readOnly.source).toBe('override');
   });

@@ -121,7 +121,9 @@ describe('registerInProcessServer', () => {
     expect(capabilities('roster_purge')).toMatchObject({ readOnly: false, writes: true, destructive: true });
     const purge = registry.get('roster/roster_purge')!;
     expect(purge.provenance.destructive).toEqual({ source: 'override', detail: 'override at category restricted of roster/roster_purge' });
-    expect(purge.inference?.overrides).toEqual([{ at: 'category restricted of roster/roster_purge', values: { writes: true, destructive: true } }]);
+    expect(purge.inference?.overrides).toEqual([
+      { at: 'category restricted of roster/roster_purge', values: { writes: true, destructive: true } },
+    ]);
   });
 
   it('uses the namespace option, and registering again replaces the namespace (a new tenant, a new version)', async () => {
@@ -213,18 +215,21 @@ describe('an in-process call', () => {
     expect(seen[0]).toMatchObject({ actor: 'agent-7', callId: 'c-1' });
   });
 
-  it.each(['org_id', 'tenant', 'tenant_id', 'ORG_ID', 'Tenant', 'tenant_ID'])('refuses an argument named %s and never calls the tool', async (key) => {
-    const fn = vi.fn(() => ({}));
-    const result = await oneTool(fn)({ [key]: 'evil-corp' });
-    expect(fn).not.toHaveBeenCalled();
-    expect(result.success).toBe(false);
-    expect(result.errorCode).toBe('TENANT_ARGUMENT');
-    expect(result.failure?.code).toBe('TENANT_ARGUMENT');
-    expect(result.error).toMatch(/^tenant argument denied:/);
-    expect(result.error).toContain(`"${key}"`);
-    expect(result.error).toContain('the tenant comes from the session');
-    expect(result.violations).toEqual([{ path: `/${key}`, message: stringContaining('tenant') }]);
-  });
+  it.each(['org_id', 'tenant', 'tenant_id', 'ORG_ID', 'Tenant', 'tenant_ID'])(
+    'refuses an argument named %s and never calls the tool',
+    async (key) => {
+      const fn = vi.fn(() => ({}));
+      const result = await oneTool(fn)({ [key]: 'evil-corp' });
+      expect(fn).not.toHaveBeenCalled();
+      expect(result.success).toBe(false);
+      expect(result.errorCode).toBe('TENANT_ARGUMENT');
+      expect(result.failure?.code).toBe('TENANT_ARGUMENT');
+      expect(result.error).toMatch(/^tenant argument denied:/);
+      expect(result.error).toContain(`"${key}"`);
+      expect(result.error).toContain('the tenant comes from the session');
+      expect(result.violations).toEqual([{ path: `/${key}`, message: stringContaining('tenant') }]);
+    },
+  );
 
   it('refuses the configured tenant key and extra tenant names as arguments', async () => {
     const fn = vi.fn(() => ({}));

@@ -5,7 +5,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineServer } from '../../../src/domain/define-server.js';
 import { defineTool, type ToolContext } from '../../../src/domain/define-tool.js';
@@ -48,7 +53,8 @@ const charts = defineServer({
       description: 'Content with structured content checked against the output schema.',
       input: { type: 'object', properties: { bad: { type: 'boolean' } } },
       output: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
-      call: ({ bad }: { bad?: boolean }) => toolContent({ type: 'text', text: 'three' }, { structuredContent: { count: bad ? 'three' : 3 } }),
+      call: ({ bad }: { bad?: boolean }) =>
+        toolContent({ type: 'text', text: 'three' }, { structuredContent: { count: bad ? 'three' : 3 } }),
     }),
     defineTool({
       name: 'charts_broken',
@@ -66,8 +72,12 @@ const charts = defineServer({
       input: { type: 'object', properties: {} },
       call: async (_params, ctx) => {
         lastCtx = ctx;
-        const answer = ctx.elicit ? await ctx.elicit({ message: 'Which week?', requestedSchema: { type: 'object', properties: { week: { type: 'integer' } } } }) : undefined;
-        const sampled = ctx.sample ? await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 }) : undefined;
+        const answer = ctx.elicit
+          ? await ctx.elicit({ message: 'Which week?', requestedSchema: { type: 'object', properties: { week: { type: 'integer' } } } })
+          : undefined;
+        const sampled = ctx.sample
+          ? await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 })
+          : undefined;
         return { elicited: answer?.content ?? null, sampled: sampled === undefined ? null : (sampled.content as { text: string }).text };
       },
     }),
@@ -83,7 +93,13 @@ afterEach(async () => {
 async function wired(capabilities: ConstructorParameters<typeof Client>[1] = {}, options: Omit<ServeOptions, 'transport'> = {}) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const audit: ServedAuditRecord[] = [];
-  const served = await serveOverStdio(charts, { tenant: 'acme', announce: false, transport: serverTransport, onAudit: (r) => audit.push(r), ...options });
+  const served = await serveOverStdio(charts, {
+    tenant: 'acme',
+    announce: false,
+    transport: serverTransport,
+    onAudit: (r) => audit.push(r),
+    ...options,
+  });
   opened.push(served);
   const client = new Client({ name: 'test', version: '1.0.0' }, capabilities);
   const logs: unknown[] = [];
@@ -110,8 +126,15 @@ describe('a domain tool returning MCP content', () => {
   it('checks structured content beside content against the output schema, and refuses unknown blocks', async () => {
     const registry = new ToolRegistry();
     registerInProcessServer(registry, charts, { tenant: 'acme' });
-    expect(await registry.handlerOf('charts/charts_typed')({}, {})).toMatchObject({ success: true, data: { count: 3 }, content: [{ type: 'text', text: 'three' }] });
-    expect(await registry.handlerOf('charts/charts_typed')({ bad: true }, {})).toMatchObject({ success: false, errorCode: 'OUTPUT_VALIDATION' });
+    expect(await registry.handlerOf('charts/charts_typed')({}, {})).toMatchObject({
+      success: true,
+      data: { count: 3 },
+      content: [{ type: 'text', text: 'three' }],
+    });
+    expect(await registry.handlerOf('charts/charts_typed')({ bad: true }, {})).toMatchObject({
+      success: false,
+      errorCode: 'OUTPUT_VALIDATION',
+    });
     const broken = await registry.handlerOf('charts/charts_broken')({}, {});
     expect(broken).toMatchObject({ success: false, errorCode: 'OUTPUT_VALIDATION' });
     expect(broken.error).toContain('content[0] (type "video") is not an MCP content block');
@@ -123,13 +146,20 @@ describe('ctx.progress and ctx.log', () => {
     const progress: { update: ProgressUpdate; tool: string }[] = [];
     const logs: LogEntry[] = [];
     const registry = new ToolRegistry();
-    registerInProcessServer(registry, charts, { tenant: 'acme', onProgress: (update, call) => progress.push({ update, tool: call.tool }), onLog: (entry) => logs.push(entry) });
+    registerInProcessServer(registry, charts, {
+      tenant: 'acme',
+      onProgress: (update, call) => progress.push({ update, tool: call.tool }),
+      onLog: (entry) => logs.push(entry),
+    });
     await registry.handlerOf('charts/charts_week')({}, {});
     expect(progress).toEqual([
       { update: { progress: 1, total: 2, message: 'drawing' }, tool: 'charts/charts_week' },
       { update: { progress: 2, total: 2 }, tool: 'charts/charts_week' },
     ]);
-    expect(logs).toEqual([{ level: 'debug', data: 'details' }, { level: 'warning', data: { slow: true }, logger: 'charts' }]);
+    expect(logs).toEqual([
+      { level: 'debug', data: 'details' },
+      { level: 'warning', data: { slow: true }, logger: 'charts' },
+    ]);
   });
 
   it('become runtime events for an actor calling the domain server in-process', async () => {
@@ -146,7 +176,15 @@ describe('ctx.progress and ctx.log', () => {
     expect(reported).toEqual([
       { type: 'call.progress', actor: 'viewer', tenant: 'acme', tool: 'charts/charts_week', progress: 1, total: 2, message: 'drawing' },
       { type: 'call.log', actor: 'viewer', tenant: 'acme', tool: 'charts/charts_week', level: 'debug', data: 'details' },
-      { type: 'call.log', actor: 'viewer', tenant: 'acme', tool: 'charts/charts_week', level: 'warning', data: { slow: true }, logger: 'charts' },
+      {
+        type: 'call.log',
+        actor: 'viewer',
+        tenant: 'acme',
+        tool: 'charts/charts_week',
+        level: 'warning',
+        data: { slow: true },
+        logger: 'charts',
+      },
       { type: 'call.progress', actor: 'viewer', tenant: 'acme', tool: 'charts/charts_week', progress: 2, total: 2 },
     ]);
   });
@@ -155,8 +193,14 @@ describe('ctx.progress and ctx.log', () => {
     const { client, logs } = await wired();
     const updates: unknown[] = [];
     await client.callTool({ name: 'charts_week', arguments: {} }, undefined, { onprogress: (p) => void updates.push(p) });
-    expect(updates).toEqual([{ progress: 1, total: 2, message: 'drawing' }, { progress: 2, total: 2 }]);
-    expect(logs).toEqual([{ level: 'debug', data: 'details' }, { level: 'warning', data: { slow: true }, logger: 'charts' }]);
+    expect(updates).toEqual([
+      { progress: 1, total: 2, message: 'drawing' },
+      { progress: 2, total: 2 },
+    ]);
+    expect(logs).toEqual([
+      { level: 'debug', data: 'details' },
+      { level: 'warning', data: { slow: true }, logger: 'charts' },
+    ]);
     logs.length = 0;
     await client.setLoggingLevel('warning');
     await client.callTool({ name: 'charts_week', arguments: {} });
@@ -176,7 +220,11 @@ describe('ctx.elicit and ctx.sample', () => {
   it('ask the client when it declared elicitation and sampling', async () => {
     const { client } = await wired({ capabilities: { elicitation: {}, sampling: {} } });
     client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { week: 19 } }));
-    client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }));
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'hello' },
+      model: 'm',
+    }));
     const answer = (await client.callTool({ name: 'charts_ask', arguments: {} })) as CallToolResult;
     expect(answer.structuredContent).toEqual({ elicited: { week: 19 }, sampled: 'hello' });
   });
@@ -190,7 +238,9 @@ describe('the audit trail of a served server', () => {
     await client.callTool({ name: 'charts_week', arguments: {} });
     await client.callTool({ name: 'charts_broken', arguments: {} });
     await expect(client.callTool({ name: 'charts_nothing', arguments: {} })).rejects.toThrow();
-    expect(audit.map(({ tool, outcome, category, errorCode, tenant, transport }) => ({ tool, outcome, category, errorCode, tenant, transport }))).toEqual([
+    expect(
+      audit.map(({ tool, outcome, category, errorCode, tenant, transport }) => ({ tool, outcome, category, errorCode, tenant, transport })),
+    ).toEqual([
       { tool: 'charts_week', outcome: 'succeeded', category: 'read', errorCode: undefined, tenant: 'acme', transport: 'stdio' },
       { tool: 'charts_broken', outcome: 'failed', category: 'read', errorCode: 'OUTPUT_VALIDATION', tenant: 'acme', transport: 'stdio' },
       { tool: 'charts_nothing', outcome: 'failed', category: undefined, errorCode: 'NOT_FOUND', tenant: 'acme', transport: 'stdio' },

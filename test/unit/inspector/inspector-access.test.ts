@@ -15,10 +15,18 @@ describe('accessOf', () => {
   });
 
   it('makes a same-origin page a read-only viewer, and refuses any other origin', () => {
-    expect(accessOf(requestOf('/', { host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' }), 4000, TOKEN)).toEqual({ kind: 'viewer', stately: false });
-    expect(accessOf(requestOf('/?view=stately', { host: 'localhost:4000', origin: 'http://localhost:4000' }), 4000, TOKEN)).toEqual({ kind: 'viewer', stately: true });
+    expect(accessOf(requestOf('/', { host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' }), 4000, TOKEN)).toEqual({
+      kind: 'viewer',
+      stately: false,
+    });
+    expect(accessOf(requestOf('/?view=stately', { host: 'localhost:4000', origin: 'http://localhost:4000' }), 4000, TOKEN)).toEqual({
+      kind: 'viewer',
+      stately: true,
+    });
     // An Origin with the token is still a page: read-only.
-    expect(accessOf(requestOf(`/?token=${TOKEN}`, { host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' }), 4000, TOKEN).kind).toBe('viewer');
+    expect(accessOf(requestOf(`/?token=${TOKEN}`, { host: '127.0.0.1:4000', origin: 'http://127.0.0.1:4000' }), 4000, TOKEN).kind).toBe(
+      'viewer',
+    );
     for (const origin of ['http://evil.example', 'http://localhost:4000', 'https://127.0.0.1:4000', 'null']) {
       expect(accessOf(requestOf('/', { host: '127.0.0.1:4000', origin }), 4000, TOKEN)).toMatchObject({ kind: 'refused', status: 403 });
     }
@@ -28,6 +36,9 @@ describe('accessOf', () => {
     expect(accessOf(requestOf(`/?token=${TOKEN}`, { host: '127.0.0.1:4000' }), 4000, TOKEN)).toEqual({ kind: 'producer' });
     expect(accessOf(requestOf('/?token=wrong', { host: '127.0.0.1:4000' }), 4000, TOKEN)).toMatchObject({ kind: 'refused', status: 401 });
     expect(accessOf(requestOf('/', { host: '127.0.0.1:4000' }), 4000, TOKEN)).toEqual({ kind: 'viewer', stately: false });
-    expect(accessOf(requestOf(`/?token=${TOKEN}`, { host: 'evil.example:4000' }), 4000, TOKEN)).toMatchObject({ kind: 'refused', status: 421 });
+    expect(accessOf(requestOf(`/?token=${TOKEN}`, { host: 'evil.example:4000' }), 4000, TOKEN)).toMatchObject({
+      kind: 'refused',
+      status: 421,
+    });
   });
 });

@@ -33,7 +33,10 @@ async function openWith(options: { isTTY: boolean; ci: string | undefined; open?
   Object.defineProperty(process.stdout, 'isTTY', { value: options.isTTY, configurable: true });
   if (options.ci === undefined) delete process.env.CI;
   else process.env.CI = options.ci;
-  const server = await openInspector({ port: 0, print: false, ...(options.open !== undefined ? { open: options.open } : {}) }, new Redactor());
+  const server = await openInspector(
+    { port: 0, print: false, ...(options.open !== undefined ? { open: options.open } : {}) },
+    new Redactor(),
+  );
   try {
     return spawned.filter((command) => command.includes(server.url));
   } finally {

@@ -14,9 +14,17 @@ const machine = {
     stopped: { on: { 'server.start': 'starting' } },
     starting: {
       initial: 'connecting',
-      states: { connecting: { invoke: { src: 'connect', onDone: '#server.running', onError: 'failing' } }, failing: { after: { backoff: 'connecting' } } },
+      states: {
+        connecting: { invoke: { src: 'connect', onDone: '#server.running', onError: 'failing' } },
+        failing: { after: { backoff: 'connecting' } },
+      },
     },
-    running: { id: 'up', initial: 'idle', states: { idle: { on: { 'tool.call': 'busy' } }, busy: { always: [{ target: 'idle' }] } }, on: { 'server.stop': { target: 'stopping' } } },
+    running: {
+      id: 'up',
+      initial: 'idle',
+      states: { idle: { on: { 'tool.call': 'busy' } }, busy: { always: [{ target: 'idle' }] } },
+      on: { 'server.stop': { target: 'stopping' } },
+    },
     stopping: { on: { 'transport.closed': ['stopped'] } },
     error: { on: { retry: { target: '#up.idle' } } },
   },
@@ -29,13 +37,35 @@ describe('statechartSvg', () => {
   it('draws one node per state, nested states by their path', () => {
     const svg = statechartSvg(JSON.stringify(machine), 'server');
     expect(nodesOf(svg).sort()).toEqual(
-      ['error', 'running', 'running.busy', 'running.idle', 'starting', 'starting.connecting', 'starting.failing', 'stopped', 'stopping'].sort(),
+      [
+        'error',
+        'running',
+        'running.busy',
+        'running.idle',
+        'starting',
+        'starting.connecting',
+        'starting.failing',
+        'stopped',
+        'stopping',
+      ].sort(),
     );
   });
 
   it('draws an arrow for every kind of transition and target: sibling, #machine.path, #id.path, after, always, invoke', () => {
     const labels = edgesOf(statechartSvg(JSON.stringify(machine), 'server'));
-    expect(labels).toEqual(expect.arrayContaining(['server.start', 'done', 'error', 'after backoff', 'tool.call', 'always', 'server.stop', 'transport.closed', 'retry']));
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'server.start',
+        'done',
+        'error',
+        'after backoff',
+        'tool.call',
+        'always',
+        'server.stop',
+        'transport.closed',
+        'retry',
+      ]),
+    );
   });
 
   it('puts the initial state in the first layer and what it leads to right of it', () => {

@@ -96,7 +96,9 @@ describe('Redactor', () => {
 
   it('redacts each line of a multi-line secret on its own, but not the PEM armor', () => {
     const redactor = new Redactor();
-    redactor.addServerConfig({ env: { KEY: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nshort\n-----END PRIVATE KEY-----\n' } });
+    redactor.addServerConfig({
+      env: { KEY: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nshort\n-----END PRIVATE KEY-----\n' },
+    });
     expect(redactor.redact({ stderrTail: ['-----BEGIN PRIVATE KEY-----', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'short'] })).toEqual({
       stderrTail: ['-----BEGIN PRIVATE KEY-----', REDACTED, 'short'],
     });

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isConfigError } from '../../../src/errors/index.js';
 import { READ_WORDS, WRITE_WORDS } from '../../../src/registry/capability-words.js';
-import {
-  inferCapabilities,
-  overrideProblems,
-  validateOverrides,
-  type InferenceInput,
-} from '../../../src/registry/capabilities.js';
+import { inferCapabilities, overrideProblems, validateOverrides, type InferenceInput } from '../../../src/registry/capabilities.js';
 import { tokenize } from '../../../src/registry/tokenize.js';
 import { toolCategory } from '../../../src/domain/tool-category.js';
 import { thrownBy } from '../../support/rejection.js';
@@ -72,9 +67,12 @@ describe('name heuristics', () => {
     expect(capability).toMatchObject({ readOnly: true, writes: false, destructive: false });
     expect(provenance.writes).toEqual({
       source: 'annotation',
-      detail: 'readOnlyHint: true from untrusted server (believed as a read word in its name would be: a write word or an override outweighs it)',
+      detail:
+        'readOnlyHint: true from untrusted server (believed as a read word in its name would be: a write word or an override outweighs it)',
     });
-    expect(inferCapabilities({ toolName: 'directory_tree', annotations: { readOnlyHint: true }, trusted: true }).capability.readOnly).toBe(true);
+    expect(inferCapabilities({ toolName: 'directory_tree', annotations: { readOnlyHint: true }, trusted: true }).capability.readOnly).toBe(
+      true,
+    );
   });
 
   it("lets a write word of the name outweigh an untrusted server's readOnlyHint: true, and says how to believe the server", () => {
@@ -82,7 +80,8 @@ describe('name heuristics', () => {
     expect(capability).toMatchObject({ readOnly: false, writes: true, destructive: true });
     expect(provenance.writes).toEqual({
       source: 'name',
-      detail: 'word "write" in name; it outweighs the untrusted server\'s readOnlyHint: true (set trusted: true, or override read_only: true)',
+      detail:
+        'word "write" in name; it outweighs the untrusted server\'s readOnlyHint: true (set trusted: true, or override read_only: true)',
     });
   });
 
@@ -150,12 +149,10 @@ describe('overrides', () => {
   });
 
   it('read_only: false alone means the tool writes; writes: false alone means it is read-only', () => {
-    expect(inferCapabilities({ toolName: 'list', overrides: [{ at: 'a', values: { readOnly: false } }] }).capability.writes).toBe(
+    expect(inferCapabilities({ toolName: 'list', overrides: [{ at: 'a', values: { readOnly: false } }] }).capability.writes).toBe(true);
+    expect(inferCapabilities({ toolName: 'frobnicate', overrides: [{ at: 'a', values: { writes: false } }] }).capability.readOnly).toBe(
       true,
     );
-    expect(
-      inferCapabilities({ toolName: 'frobnicate', overrides: [{ at: 'a', values: { writes: false } }] }).capability.readOnly,
-    ).toBe(true);
   });
 
   it('destructive: true makes a read-only tool write', () => {
@@ -224,7 +221,8 @@ describe('overrides', () => {
 });
 
 describe('annotations', () => {
-  const fromTrusted = (toolName: string, annotations: InferenceInput['annotations']) => inferCapabilities({ toolName, trusted: true, annotations });
+  const fromTrusted = (toolName: string, annotations: InferenceInput['annotations']) =>
+    inferCapabilities({ toolName, trusted: true, annotations });
 
   it('count in full from a trusted server', () => {
     const { capability, provenance } = fromTrusted('delete_file', { readOnlyHint: true, idempotentHint: true, openWorldHint: false });
@@ -247,7 +245,10 @@ describe('annotations', () => {
   });
 
   it('from an untrusted server are ignored when they would loosen (readOnlyHint: true aside, which counts as a read word)', () => {
-    const { capability, provenance } = inferCapabilities({ toolName: 'frobnicate', annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+    const { capability, provenance } = inferCapabilities({
+      toolName: 'frobnicate',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    });
     expect(capability).toEqual({ readOnly: false, writes: true, destructive: true, idempotent: false, openWorld: true });
     expect(provenance.writes.source).toBe('annotation');
     expect(provenance.destructive.source).toBe('default');

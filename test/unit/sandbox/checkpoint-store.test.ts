@@ -98,67 +98,106 @@ describe('CheckpointStore rollback restores every kind of change', () => {
     ['a removed directory with files', (root) => rmSync(join(root, 'src'), { recursive: true })],
     ['a created symlink', (root) => symlinkSync('README.md', join(root, 'readme-link'))],
     ['a created dangling symlink', (root) => symlinkSync('does/not/exist', join(root, 'ghost'))],
-    ['a retargeted symlink', (root) => {
-      unlinkSync(join(root, 'link-to-index'));
-      symlinkSync('src/lib/util.ts', join(root, 'link-to-index'));
-    }],
+    [
+      'a retargeted symlink',
+      (root) => {
+        unlinkSync(join(root, 'link-to-index'));
+        symlinkSync('src/lib/util.ts', join(root, 'link-to-index'));
+      },
+    ],
     ['a deleted symlink', (root) => unlinkSync(join(root, 'dangling'))],
-    ['a symlink to a directory replaced by a directory', (root) => {
-      symlinkSync('src', join(root, 'srclink'));
-    }],
-    ['a file replaced by a directory', (root) => {
-      unlinkSync(join(root, 'README.md'));
-      write(root, 'README.md/inside.txt', 'inside');
-    }],
-    ['a directory replaced by a file', (root) => {
-      rmSync(join(root, 'src'), { recursive: true });
-      write(root, 'src', 'now a file');
-    }],
-    ['a directory replaced by a symlink', (root) => {
-      rmSync(join(root, 'src'), { recursive: true });
-      symlinkSync('/etc', join(root, 'src'));
-    }],
-    ['a file replaced by a symlink', (root) => {
-      unlinkSync(join(root, 'secret.key'));
-      symlinkSync('README.md', join(root, 'secret.key'));
-    }],
-    ['a symlink replaced by a file', (root) => {
-      unlinkSync(join(root, 'link-to-index'));
-      write(root, 'link-to-index', 'plain');
-    }],
-    ['an empty directory replaced by a file', (root) => {
-      rmSync(join(root, 'empty'), { recursive: true });
-      write(root, 'empty', 'file');
-    }],
+    [
+      'a symlink to a directory replaced by a directory',
+      (root) => {
+        symlinkSync('src', join(root, 'srclink'));
+      },
+    ],
+    [
+      'a file replaced by a directory',
+      (root) => {
+        unlinkSync(join(root, 'README.md'));
+        write(root, 'README.md/inside.txt', 'inside');
+      },
+    ],
+    [
+      'a directory replaced by a file',
+      (root) => {
+        rmSync(join(root, 'src'), { recursive: true });
+        write(root, 'src', 'now a file');
+      },
+    ],
+    [
+      'a directory replaced by a symlink',
+      (root) => {
+        rmSync(join(root, 'src'), { recursive: true });
+        symlinkSync('/etc', join(root, 'src'));
+      },
+    ],
+    [
+      'a file replaced by a symlink',
+      (root) => {
+        unlinkSync(join(root, 'secret.key'));
+        symlinkSync('README.md', join(root, 'secret.key'));
+      },
+    ],
+    [
+      'a symlink replaced by a file',
+      (root) => {
+        unlinkSync(join(root, 'link-to-index'));
+        write(root, 'link-to-index', 'plain');
+      },
+    ],
+    [
+      'an empty directory replaced by a file',
+      (root) => {
+        rmSync(join(root, 'empty'), { recursive: true });
+        write(root, 'empty', 'file');
+      },
+    ],
     ['binary content', (root) => write(root, 'src/index.ts', Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 7) % 256)))],
     ['a renamed file', (root) => renameSync(join(root, 'src/lib/util.ts'), join(root, 'src/util-moved.ts'))],
-    ['odd file names', (root) => {
-      write(root, 'with space.txt', 'a');
-      write(root, 'ünïcødé/日本語.txt', 'b');
-      write(root, 'new\nline', 'c');
-      write(root, 'back\\slash', 'd');
-      write(root, '-leading-dash', 'e');
-      write(root, 'glob*?[x]', 'f');
-      write(root, 'colon:and"quote', 'g');
-      write(root, '.gitignore-like', 'h');
-    }],
-    ['a FIFO (not kept by any checkpoint, so removed)', (root) => {
-      execFileSync('mkfifo', [join(root, 'src/pipe')]);
-    }],
-    ['a nested .git directory (git cannot index it)', (root) => {
-      write(root, 'vendor/.git/config', '[core]\n');
-      write(root, 'vendor/.git/hooks/run', '#!/bin/sh\n', 0o700);
-      symlinkSync('config', join(root, 'vendor/.git/link'));
-    }],
-    ['a nested git repository', (root) => {
-      mkdirSync(join(root, 'nested'));
-      execFileSync('git', ['init', '-q', join(root, 'nested')], { env: { PATH: process.env.PATH ?? '', HOME: root } });
-      write(root, 'nested/file.txt', 'tracked by the nested repo');
-    }],
-    ['a .GIT file at the top and a .gitmodules symlink', (root) => {
-      write(root, '.GIT', 'upper-case git');
-      symlinkSync('README.md', join(root, 'src/.gitmodules'));
-    }],
+    [
+      'odd file names',
+      (root) => {
+        write(root, 'with space.txt', 'a');
+        write(root, 'ünïcødé/日本語.txt', 'b');
+        write(root, 'new\nline', 'c');
+        write(root, 'back\\slash', 'd');
+        write(root, '-leading-dash', 'e');
+        write(root, 'glob*?[x]', 'f');
+        write(root, 'colon:and"quote', 'g');
+        write(root, '.gitignore-like', 'h');
+      },
+    ],
+    [
+      'a FIFO (not kept by any checkpoint, so removed)',
+      (root) => {
+        execFileSync('mkfifo', [join(root, 'src/pipe')]);
+      },
+    ],
+    [
+      'a nested .git directory (git cannot index it)',
+      (root) => {
+        write(root, 'vendor/.git/config', '[core]\n');
+        write(root, 'vendor/.git/hooks/run', '#!/bin/sh\n', 0o700);
+        symlinkSync('config', join(root, 'vendor/.git/link'));
+      },
+    ],
+    [
+      'a nested git repository',
+      (root) => {
+        mkdirSync(join(root, 'nested'));
+        execFileSync('git', ['init', '-q', join(root, 'nested')], { env: { PATH: process.env.PATH ?? '', HOME: root } });
+        write(root, 'nested/file.txt', 'tracked by the nested repo');
+      },
+    ],
+    [
+      'a .GIT file at the top and a .gitmodules symlink',
+      (root) => {
+        write(root, '.GIT', 'upper-case git');
+        symlinkSync('README.md', join(root, 'src/.gitmodules'));
+      },
+    ],
   ];
 
   for (const [name, mutate] of cases) {
@@ -307,7 +346,15 @@ describe('CheckpointStore change sets', () => {
       { path: 'dangling', kind: 'modified', type: 'symlink', before: gitBlobId('../nowhere/at/all'), after: gitBlobId('elsewhere') },
       { path: 'empty', kind: 'modified', type: 'directory', modeBefore: 0o755, modeAfter: 0o700 },
       { path: 'newdir', kind: 'added', type: 'directory', modeAfter: 0o755 },
-      { path: 'secret.key', kind: 'modified', type: 'file', before: gitBlobId('k'), after: gitBlobId('k'), modeBefore: 0o600, modeAfter: 0o644 },
+      {
+        path: 'secret.key',
+        kind: 'modified',
+        type: 'file',
+        before: gitBlobId('k'),
+        after: gitBlobId('k'),
+        modeBefore: 0o600,
+        modeAfter: 0o644,
+      },
       {
         path: 'src/index.ts',
         kind: 'modified',
@@ -344,7 +391,15 @@ describe('CheckpointStore change sets', () => {
     const before = await store.checkpoint();
     for (const name of names) chmodSync(join(root, name), 0o600);
     const changes = await store.changesSince(before.id);
-    const expected = [...names].sort().map((name) => ({ path: name, kind: 'modified', type: 'file', before: gitBlobId(name), after: gitBlobId(name), modeBefore: 0o644, modeAfter: 0o600 }));
+    const expected = [...names].sort().map((name) => ({
+      path: name,
+      kind: 'modified',
+      type: 'file',
+      before: gitBlobId(name),
+      after: gitBlobId(name),
+      modeBefore: 0o644,
+      modeAfter: 0o600,
+    }));
     expect(changes).toEqual(expected);
   });
 
@@ -471,13 +526,19 @@ describe('CheckpointStore boundaries', () => {
     const store = await openStore(root);
     await store.checkpoint();
     writeFileSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe])]), 'x');
-    await expect(store.checkpoint()).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: stringContaining('not valid UTF-8 (6261642dfffe in hex)') });
+    await expect(store.checkpoint()).rejects.toMatchObject({
+      code: 'CHECKPOINT_FAILED',
+      message: stringContaining('not valid UTF-8 (6261642dfffe in hex)'),
+    });
   });
 
   it('rejects an unknown id with CHECKPOINT_NOT_FOUND and says how many checkpoints exist', async () => {
     const root = tempDir();
     const store = await openStore(root);
-    await expect(store.rollback('nope')).rejects.toMatchObject({ code: 'CHECKPOINT_NOT_FOUND', message: stringContaining('0 checkpoints') });
+    await expect(store.rollback('nope')).rejects.toMatchObject({
+      code: 'CHECKPOINT_NOT_FOUND',
+      message: stringContaining('0 checkpoints'),
+    });
     await store.checkpoint();
     await store.checkpoint();
     const error = await store.changesSince('ckpt-99').catch((e: unknown) => e);
@@ -498,7 +559,10 @@ describe('CheckpointStore boundaries', () => {
     const other = tempDir();
     const storeDir = join(tempDir('ckpt-store-'), 's');
     await (await openStore(root, { storeDir })).checkpoint();
-    await expect(CheckpointStore.open({ root: other, storeDir })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: stringContaining('holds checkpoints of') });
+    await expect(CheckpointStore.open({ root: other, storeDir })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: stringContaining('holds checkpoints of'),
+    });
     await expect(CheckpointStore.open({ root: join(root, 'missing') })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
@@ -687,7 +751,15 @@ describe('a rollback while another process changes the tree', () => {
 });
 
 describe('planIndexUpdate', () => {
-  const file = (over: Partial<EntryStat> = {}): EntryStat => ({ type: 'file', perm: 0o644, size: 1, mtimeMs: 10, ctimeMs: 10, ino: 1, ...over });
+  const file = (over: Partial<EntryStat> = {}): EntryStat => ({
+    type: 'file',
+    perm: 0o644,
+    size: 1,
+    mtimeMs: 10,
+    ctimeMs: 10,
+    ino: 1,
+    ...over,
+  });
   const dir: EntryStat = { type: 'dir', perm: 0o755, size: 0, mtimeMs: 10, ctimeMs: 10, ino: 9 };
 
   it('hands git only new, changed and racy paths, and removes vanished or replaced ones', () => {
@@ -716,7 +788,17 @@ describe('planIndexUpdate', () => {
       ['sub/.git/config', file({ size: 2 })],
       ['.gitmodules', file({ type: 'symlink' })],
     ]);
-    const plan = planIndexUpdate({ walk: previous, racy: new Set(['racy']), extraBlobs: new Map([['sub/.git/HEAD', 'b1'], ['sub/.git/config', 'b2']]) }, now);
+    const plan = planIndexUpdate(
+      {
+        walk: previous,
+        racy: new Set(['racy']),
+        extraBlobs: new Map([
+          ['sub/.git/HEAD', 'b1'],
+          ['sub/.git/config', 'b2'],
+        ]),
+      },
+      now,
+    );
     expect(plan.changed.sort()).toEqual(['edited', 'fresh', 'link', 'racy']);
     expect(plan.removed.sort()).toEqual(['gone', 'now-dir']);
     expect(plan.extrasToHash).toEqual(['sub/.git/config']);
@@ -748,7 +830,9 @@ describe('CheckpointStore with changed paths (hints)', () => {
   }
 
   function manifestOf(store: CheckpointStore, id: string): string {
-    const file = JSON.parse(readFileSync(join(store.storeDir, 'checkpoints.json'), 'utf8')) as { checkpoints: { id: string; manifest: string }[] };
+    const file = JSON.parse(readFileSync(join(store.storeDir, 'checkpoints.json'), 'utf8')) as {
+      checkpoints: { id: string; manifest: string }[];
+    };
     const manifest = file.checkpoints.find((c) => c.id === id)?.manifest ?? '';
     return readFileSync(join(store.storeDir, 'manifests', `${manifest}.json`), 'utf8');
   }
@@ -766,31 +850,59 @@ describe('CheckpointStore with changed paths (hints)', () => {
     ['a removed directory with files (only the directory named)', ['src'], (root) => rmSync(join(root, 'src'), { recursive: true })],
     ['a renamed directory', ['src', 'moved'], (root) => renameSync(join(root, 'src'), join(root, 'moved'))],
     ['a created symlink', ['readme-link'], (root) => symlinkSync('README.md', join(root, 'readme-link'))],
-    ['a retargeted symlink', ['link-to-index'], (root) => {
-      unlinkSync(join(root, 'link-to-index'));
-      symlinkSync('src/lib/util.ts', join(root, 'link-to-index'));
-    }],
-    ['a file replaced by a directory', ['README.md'], (root) => {
-      unlinkSync(join(root, 'README.md'));
-      write(root, 'README.md/inside.txt', 'inside');
-    }],
-    ['a directory replaced by a file', ['src'], (root) => {
-      rmSync(join(root, 'src'), { recursive: true });
-      write(root, 'src', 'now a file');
-    }],
-    ['a directory replaced by a symlink', ['src'], (root) => {
-      rmSync(join(root, 'src'), { recursive: true });
-      symlinkSync('bin', join(root, 'src'));
-    }],
-    ['entries git cannot index', ['vendor/.git/config', 'vendor/.git/link'], (root) => {
-      write(root, 'vendor/.git/config', '[core]\n', 0o600);
-      symlinkSync('config', join(root, 'vendor/.git/link'));
-    }],
-    ['a hint below a file that is now a directory', ['README.md/inside.txt'], (root) => {
-      unlinkSync(join(root, 'README.md'));
-      write(root, 'README.md/inside.txt', 'inside');
-    }],
-    ['hints with ./ and trailing slashes, and one for a path that never existed', ['./src//index.ts', 'nowhere/at/all', 'src/'], (root) => write(root, 'src/index.ts', 'x')],
+    [
+      'a retargeted symlink',
+      ['link-to-index'],
+      (root) => {
+        unlinkSync(join(root, 'link-to-index'));
+        symlinkSync('src/lib/util.ts', join(root, 'link-to-index'));
+      },
+    ],
+    [
+      'a file replaced by a directory',
+      ['README.md'],
+      (root) => {
+        unlinkSync(join(root, 'README.md'));
+        write(root, 'README.md/inside.txt', 'inside');
+      },
+    ],
+    [
+      'a directory replaced by a file',
+      ['src'],
+      (root) => {
+        rmSync(join(root, 'src'), { recursive: true });
+        write(root, 'src', 'now a file');
+      },
+    ],
+    [
+      'a directory replaced by a symlink',
+      ['src'],
+      (root) => {
+        rmSync(join(root, 'src'), { recursive: true });
+        symlinkSync('bin', join(root, 'src'));
+      },
+    ],
+    [
+      'entries git cannot index',
+      ['vendor/.git/config', 'vendor/.git/link'],
+      (root) => {
+        write(root, 'vendor/.git/config', '[core]\n', 0o600);
+        symlinkSync('config', join(root, 'vendor/.git/link'));
+      },
+    ],
+    [
+      'a hint below a file that is now a directory',
+      ['README.md/inside.txt'],
+      (root) => {
+        unlinkSync(join(root, 'README.md'));
+        write(root, 'README.md/inside.txt', 'inside');
+      },
+    ],
+    [
+      'hints with ./ and trailing slashes, and one for a path that never existed',
+      ['./src//index.ts', 'nowhere/at/all', 'src/'],
+      (root) => write(root, 'src/index.ts', 'x'),
+    ],
   ];
 
   for (const [name, hints, mutate] of cases) {
@@ -888,22 +1000,28 @@ describe('CheckpointStore with changed paths (hints)', () => {
     });
     it('for the first snapshot after a rollback', async () => {
       expect(
-        await walkKind(async (store, root) => {
-          const checkpoint = await store.checkpoint();
-          write(root, 'src/index.ts', 'to be rolled back');
-          await store.rollback(checkpoint.id);
-        }, ['README.md']),
+        await walkKind(
+          async (store, root) => {
+            const checkpoint = await store.checkpoint();
+            write(root, 'src/index.ts', 'to be rolled back');
+            await store.rollback(checkpoint.id);
+          },
+          ['README.md'],
+        ),
       ).toEqual(['full']);
     });
     it('for the first snapshot after one that failed', async () => {
       expect(
-        await walkKind(async (store, root) => {
-          await store.checkpoint();
-          const bad = Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff])]);
-          writeFileSync(bad, 'x');
-          await expect(store.checkpoint(undefined, { changedPaths: [''] })).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED' });
-          unlinkSync(bad);
-        }, ['README.md']),
+        await walkKind(
+          async (store, root) => {
+            await store.checkpoint();
+            const bad = Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff])]);
+            writeFileSync(bad, 'x');
+            await expect(store.checkpoint(undefined, { changedPaths: [''] })).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED' });
+            unlinkSync(bad);
+          },
+          ['README.md'],
+        ),
       ).toEqual(['full']);
     });
   });
@@ -940,6 +1058,10 @@ describe('CheckpointStore touches only what changed', () => {
     const second = await again.checkpoint('second');
     const changes = await again.changesSince(first.id);
     expect(again.list().map((checkpoint) => checkpoint.id)).toEqual([first.id, second.id]);
-    expect(changes.map((change) => `${change.kind} ${change.path}`).sort()).toEqual(['added dir0/new.txt', 'deleted dir0/file0.txt', 'modified dir3/file3.txt']);
+    expect(changes.map((change) => `${change.kind} ${change.path}`).sort()).toEqual([
+      'added dir0/new.txt',
+      'deleted dir0/file0.txt',
+      'modified dir3/file3.txt',
+    ]);
   });
 });

@@ -42,7 +42,13 @@ describe('escapingLinkAt (the look the watcher takes during a write)', () => {
       expect(escapingLinkAt(root, root, 'ok')).toBeUndefined();
       expect(escapingLinkAt(root, root, 'inner')).toBeUndefined();
       expect(escapingLinkAt(root, root, 'gone')).toBeUndefined();
-      const once = mergeLinks([{ path: 'door', target: 'a', resolved: '/a' }], [{ path: 'door', target: 'b', resolved: '/b' }, { path: 'x', target: 'c', resolved: '/c' }]);
+      const once = mergeLinks(
+        [{ path: 'door', target: 'a', resolved: '/a' }],
+        [
+          { path: 'door', target: 'b', resolved: '/b' },
+          { path: 'x', target: 'c', resolved: '/c' },
+        ],
+      );
       expect(once.map((link) => `${link.path}->${link.target}`)).toEqual(['door->a', 'x->c']);
     } finally {
       rmSync(work, { recursive: true, force: true });

@@ -32,7 +32,11 @@ describe('parseStatus', () => {
       mkdirSync(join(dir, 'dist'));
       writeFileSync(join(dir, 'dist', 'out.js'), '1\n');
       writeFileSync(join(dir, 'new file.txt'), 'n\n');
-      const output = execFileSync('git', ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignored=matching'], { cwd: dir, encoding: 'utf8' });
+      const output = execFileSync(
+        'git',
+        ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignored=matching'],
+        { cwd: dir, encoding: 'utf8' },
+      );
       const parsed = parseStatus(output);
       expect(parsed.tracked.sort()).toEqual(['a.txt', 'b.txt', 'c d.txt']);
       expect(parsed.untracked).toEqual(['new file.txt']);

@@ -63,13 +63,33 @@ describe('strings that are not paths pass unchanged, whatever their key', () => 
   ];
   for (const value of text) {
     it(JSON.stringify(value), () => {
-      expect(rewriter.rewriteArgs({ location: value, nested: [{ message: value }] })).toEqual({ location: value, nested: [{ message: value }] });
+      expect(rewriter.rewriteArgs({ location: value, nested: [{ message: value }] })).toEqual({
+        location: value,
+        nested: [{ message: value }],
+      });
     });
   }
 });
 
 describe('strings whose whole value is one path are checked, whatever their key', () => {
-  const outside = ['/', '/etc/passwd', '/etc/passwd.', '/home/me/My Documents/a.txt', 'file:///etc/passwd', '~', '~/x', '~root/.ssh', 'C:\\Windows', 'c:/x', '\\\\host\\share', '\\Windows\\System32', '..', '../x', 'a/../../x', '..\\x'];
+  const outside = [
+    '/',
+    '/etc/passwd',
+    '/etc/passwd.',
+    '/home/me/My Documents/a.txt',
+    'file:///etc/passwd',
+    '~',
+    '~/x',
+    '~root/.ssh',
+    'C:\\Windows',
+    'c:/x',
+    '\\\\host\\share',
+    '\\Windows\\System32',
+    '..',
+    '../x',
+    'a/../../x',
+    '..\\x',
+  ];
   for (const value of outside) {
     it(`refuses ${JSON.stringify(value)}`, () => {
       expect(refused({ location: value })).toBe(true);
@@ -86,7 +106,9 @@ describe('strings whose whole value is one path are checked, whatever their key'
   });
 
   it('takes a space in the last segment for a path only when something is there', () => {
-    expect(rewriter.rewriteArgs({ location: `${host}/My Documents/notes final` })).toEqual({ location: `${sandbox}/My Documents/notes final` });
+    expect(rewriter.rewriteArgs({ location: `${host}/My Documents/notes final` })).toEqual({
+      location: `${sandbox}/My Documents/notes final`,
+    });
     expect(rewriter.rewriteArgs({ location: `${host}/is the project` })).toEqual({ location: `${host}/is the project` });
     expect(pathLike('/etc/passwd is here')).toEqual({ shape: 'absolute', certain: false });
     expect(pathLike('/etc/report final.txt')).toEqual({ shape: 'absolute', certain: true });

@@ -8,10 +8,21 @@ import { SandboxPathRewriter, type JsonSchemaObject } from '../../../src/sandbox
 import { thrownBy } from '../../support/rejection.js';
 
 // The input schemas server-filesystem 2026.8.31 lists (`$schema` dropped).
-const readFile = { type: 'object', properties: { path: { type: 'string' }, tail: { type: 'number', description: 'If provided, returns only the last N lines of the file' } }, required: ['path'] };
+const readFile = {
+  type: 'object',
+  properties: { path: { type: 'string' }, tail: { type: 'number', description: 'If provided, returns only the last N lines of the file' } },
+  required: ['path'],
+};
 const readMultipleFiles = {
   type: 'object',
-  properties: { paths: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.' } },
+  properties: {
+    paths: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'string' },
+      description: 'Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.',
+    },
+  },
   required: ['paths'],
 };
 const writeFile = { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] };
@@ -19,15 +30,37 @@ const editFile = {
   type: 'object',
   properties: {
     path: { type: 'string' },
-    edits: { type: 'array', items: { type: 'object', properties: { oldText: { type: 'string', description: 'Text to search for - must match exactly' }, newText: { type: 'string', description: 'Text to replace with' } }, required: ['oldText', 'newText'] } },
+    edits: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          oldText: { type: 'string', description: 'Text to search for - must match exactly' },
+          newText: { type: 'string', description: 'Text to replace with' },
+        },
+        required: ['oldText', 'newText'],
+      },
+    },
     dryRun: { type: 'boolean', default: false },
   },
   required: ['path', 'edits'],
 };
-const moveFile = { type: 'object', properties: { source: { type: 'string' }, destination: { type: 'string' } }, required: ['source', 'destination'] };
-const searchFiles = { type: 'object', properties: { path: { type: 'string' }, pattern: { type: 'string' }, excludePatterns: { type: 'array', items: { type: 'string' } } } };
+const moveFile = {
+  type: 'object',
+  properties: { source: { type: 'string' }, destination: { type: 'string' } },
+  required: ['source', 'destination'],
+};
+const searchFiles = {
+  type: 'object',
+  properties: { path: { type: 'string' }, pattern: { type: 'string' }, excludePatterns: { type: 'array', items: { type: 'string' } } },
+};
 /** Not a server-filesystem tool: a multi-file edit, to see errors name `edits.0.path`. */
-const multiEdit = { type: 'object', properties: { edits: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, oldText: { type: 'string' } } } } } };
+const multiEdit = {
+  type: 'object',
+  properties: {
+    edits: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, oldText: { type: 'string' } } } },
+  },
+};
 
 let base: string;
 let sandbox: string;
@@ -59,7 +92,8 @@ afterAll(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const refusal = (run: () => unknown): SandboxPathError => thrownBy(run, isSandboxPathError, 'expected a SandboxPathError, nothing was thrown');
+const refusal = (run: () => unknown): SandboxPathError =>
+  thrownBy(run, isSandboxPathError, 'expected a SandboxPathError, nothing was thrown');
 
 describe('SandboxPathRewriter.toSandbox', () => {
   it('maps logical paths, ".", "" and absolute host paths into the sandbox', () => {
@@ -184,14 +218,23 @@ describe('SandboxPathRewriter.rewriteArgs with server-filesystem schemas', () =>
   });
 
   it('leaves edit_file oldText and newText alone when they are text, even text mentioning paths', () => {
-    const args = { path: 'src/main.py', edits: [{ oldText: 'open("../../etc/passwd")', newText: `see ${host}/x\nand /etc/passwd` }], dryRun: true };
+    const args = {
+      path: 'src/main.py',
+      edits: [{ oldText: 'open("../../etc/passwd")', newText: `see ${host}/x\nand /etc/passwd` }],
+      dryRun: true,
+    };
     expect(rewriter.rewriteArgs(args, editFile)).toEqual({ ...args, path: `${sandbox}/src/main.py` });
   });
 
   it('checks edit_file oldText and newText whose whole value is a path, like any other string', () => {
     const args = { path: 'src/main.py', edits: [{ oldText: 'x', newText: `${host}/x` }] };
-    expect(rewriter.rewriteArgs(args, editFile)).toEqual({ path: `${sandbox}/src/main.py`, edits: [{ oldText: 'x', newText: `${sandbox}/x` }] });
-    const refused = refusal(() => rewriter.rewriteArgs({ path: 'src/main.py', edits: [{ oldText: '../../etc/passwd', newText: 'y' }] }, editFile));
+    expect(rewriter.rewriteArgs(args, editFile)).toEqual({
+      path: `${sandbox}/src/main.py`,
+      edits: [{ oldText: 'x', newText: `${sandbox}/x` }],
+    });
+    const refused = refusal(() =>
+      rewriter.rewriteArgs({ path: 'src/main.py', edits: [{ oldText: '../../etc/passwd', newText: 'y' }] }, editFile),
+    );
     expect(refused.details).toMatchObject({ argument: 'edits.0.oldText', path: '../../etc/passwd', reason: 'parent-traversal' });
   });
 
@@ -245,7 +288,11 @@ describe('SandboxPathRewriter.rewriteArgs with server-filesystem schemas', () =>
     const schema: JsonSchemaObject = {
       type: 'object',
       $defs: { spot: { type: 'object', properties: { where: { type: 'string', description: 'Directory to use' } } } },
-      properties: { a: { $ref: '#/$defs/spot' }, b: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/spot' }] }, map: { type: 'object', additionalProperties: { type: 'string', format: 'file-path' } } },
+      properties: {
+        a: { $ref: '#/$defs/spot' },
+        b: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/spot' }] },
+        map: { type: 'object', additionalProperties: { type: 'string', format: 'file-path' } },
+      },
     };
     expect(rewriter.rewriteArgs({ a: { where: 'x' }, b: { where: 'y' }, map: { one: 'z' } }, schema)).toEqual({
       a: { where: `${sandbox}/x` },
@@ -329,7 +376,9 @@ describe('SandboxPathRewriter construction', () => {
   it('refuses relative roots and roots that contain each other', () => {
     expect(() => new SandboxPathRewriter({ sandboxRoot: 'sandbox', hostRoot: host })).toThrow(/absolute/);
     expect(() => new SandboxPathRewriter({ sandboxRoot: join(host, '.sandbox'), hostRoot: host })).toThrow(/must not contain each other/);
-    expect(() => new SandboxPathRewriter({ sandboxRoot: sandbox, hostRoot: join(sandbox, 'project') })).toThrow(/must not contain each other/);
+    expect(() => new SandboxPathRewriter({ sandboxRoot: sandbox, hostRoot: join(sandbox, 'project') })).toThrow(
+      /must not contain each other/,
+    );
     expect(() => new SandboxPathRewriter({ sandboxRoot: sandbox, hostRoot: sandbox })).toThrow(/must not contain each other/);
   });
 
@@ -352,9 +401,19 @@ describe('which fields hold paths', () => {
   });
 
   it.each([
-    ['path', 'path'], ['file_path', 'path'], ['fileName', 'path'], ['srcDir', 'path'], ['roots', 'path'],
-    ['oldText', 'none'], ['content', 'none'], ['source_code', 'none'], ['jsonPath', 'none'], ['target', 'none'],
-    ['dir_name', 'none'], ['uri', 'uri'], ['excludePatterns', 'none'],
+    ['path', 'path'],
+    ['file_path', 'path'],
+    ['fileName', 'path'],
+    ['srcDir', 'path'],
+    ['roots', 'path'],
+    ['oldText', 'none'],
+    ['content', 'none'],
+    ['source_code', 'none'],
+    ['jsonPath', 'none'],
+    ['target', 'none'],
+    ['dir_name', 'none'],
+    ['uri', 'uri'],
+    ['excludePatterns', 'none'],
   ] as const)('reads %s as %s without a schema', (key, kind) => {
     expect(fieldKind(key, [])).toBe(kind);
   });

@@ -13,12 +13,12 @@ import { stringContaining } from '../../support/matchers.js';
 vi.mock('node:fs', async (importOriginal) => {
   const { overrideFs } = await import('../../support/fs-override.js');
   return overrideFs(await importOriginal<typeof import('node:fs')>(), (real) => ({
-    openSync: ((path: fs.PathLike, ...rest: unknown[]) => {
+    openSync: (path: fs.PathLike, ...rest: unknown[]) => {
       if (typeof path === 'string' && path.startsWith('/proc/self/fd/')) {
         throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
       }
       return (real.openSync as (...args: unknown[]) => number)(path, ...rest);
-    }),
+    },
   }));
 });
 
@@ -35,7 +35,10 @@ describe('storeBlobs without /proc', () => {
     temps.push(root);
     writeFileSync(join(root, 'a.txt'), 'a\n');
     const git = vi.fn(() => Promise.resolve(Buffer.from('')));
-    await expect(storeBlobs(git, root, ['a.txt'], root)).rejects.toMatchObject({ code: 'CHECKPOINT_FAILED', message: stringContaining('/proc mounted') });
+    await expect(storeBlobs(git, root, ['a.txt'], root)).rejects.toMatchObject({
+      code: 'CHECKPOINT_FAILED',
+      message: stringContaining('/proc mounted'),
+    });
     expect(git).not.toHaveBeenCalled();
   });
 });

@@ -38,7 +38,14 @@ describe('restoreDirectories, racing another process', () => {
     fs.mkdirSync(join(root, 'd'));
     symlinkSync('/nowhere', join(root, 'd.was'));
     stale.paths.add(join(root, 'd'));
-    const target = { dirs: new Map([['', 0o755], ['d', 0o755]]), modes: new Map(), extras: new Map() };
+    const target = {
+      dirs: new Map([
+        ['', 0o755],
+        ['d', 0o755],
+      ]),
+      modes: new Map(),
+      extras: new Map(),
+    };
     expect(() => restoreDirectories(root, new Map(), target)).not.toThrow();
     expect(stale.paths.size).toBe(0);
     expect(fs.lstatSync(join(root, 'd')).isDirectory()).toBe(true);
@@ -48,7 +55,14 @@ describe('restoreDirectories, racing another process', () => {
     const root = mkdtempSync(join(tmpdir(), 'mcp-actors-race-'));
     roots.push(root);
     symlinkSync(tmpdir(), join(root, 'd'));
-    const target = { dirs: new Map([['', 0o755], ['d', 0o755]]), modes: new Map(), extras: new Map() };
+    const target = {
+      dirs: new Map([
+        ['', 0o755],
+        ['d', 0o755],
+      ]),
+      modes: new Map(),
+      extras: new Map(),
+    };
     restoreDirectories(root, new Map(), target);
     expect(fs.lstatSync(join(root, 'd')).isDirectory()).toBe(true);
   });

@@ -27,7 +27,11 @@ async function setup(): Promise<{ root: string; store: CheckpointStore; watcher:
   const walks: string[] = [];
   const store = await CheckpointStore.open({ root, onSnapshot: (info) => walks.push(info.walk) });
   const watcher = TreeWatcher.open(store.root);
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => store.dispose(), () => watcher.close());
+  cleanups.push(
+    () => rmSync(root, { recursive: true, force: true }),
+    () => store.dispose(),
+    () => watcher.close(),
+  );
   await store.checkpoint('baseline', { changedPaths: watcher.take() });
   return { root, store, watcher, walks };
 }
@@ -74,7 +78,10 @@ describe('TreeWatcher', () => {
   it('answers undefined (walk everything) when more paths changed than it keeps', async () => {
     const root = mkdtempSync(join(tmpdir(), 'tree-watcher-'));
     const watcher = TreeWatcher.open(root, { maxPaths: 3 });
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => watcher.close());
+    cleanups.push(
+      () => rmSync(root, { recursive: true, force: true }),
+      () => watcher.close(),
+    );
     await run('sh', ['-c', 'touch a b c d e'], { cwd: root });
     await settle();
     expect(watcher.take()).toBeUndefined();
@@ -88,7 +95,10 @@ describe('TreeWatcher', () => {
     mkdirSync(join(root, 'd'));
     const seen: (string | null)[] = [];
     const watcher = TreeWatcher.open(root, { maxEvents: 10, onEvent: (path) => seen.push(path) });
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => watcher.close());
+    cleanups.push(
+      () => rmSync(root, { recursive: true, force: true }),
+      () => watcher.close(),
+    );
     expect(watcher.watchesAll).toBe(true);
     await run('sh', ['-c', 'for i in $(seq 1 40); do touch f$i; done'], { cwd: root });
     await settle();

@@ -12,10 +12,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 vi.mock('node:fs', async (importOriginal) => {
   const { overrideFs } = await import('../../support/fs-override.js');
   return overrideFs(await importOriginal<typeof import('node:fs')>(), (real) => ({
-    watch: ((path: fs.PathLike, ...rest: unknown[]) => {
-      if (String(path).endsWith('/unwatchable')) throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${String(path)}'`), { code: 'ENOSPC' });
+    watch: (path: fs.PathLike, ...rest: unknown[]) => {
+      if (String(path).endsWith('/unwatchable'))
+        throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${String(path)}'`), {
+          code: 'ENOSPC',
+        });
       return (real.watch as (...args: unknown[]) => fs.FSWatcher)(path, ...rest);
-    }),
+    },
   }));
 });
 

@@ -41,14 +41,25 @@ async function serve(options: ServeHttpOptions = { tenant: 'acme' }): Promise<Ht
   return server;
 }
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 /** A raw POST with headers fetch would not let us set (Host). */
 function post(url: string, headers: Record<string, string>, body = INITIALIZE, path?: string): Promise<{ status: number; body: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.hostname, port: target.port, path: path ?? target.pathname, method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: path ?? target.pathname,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -73,7 +84,9 @@ describe('serveOverHttp', () => {
     const lines: string[] = [];
     const server = await serve({ tenant: 'acme', announce: (line) => lines.push(line) });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    expect(lines).toEqual([`echo: serving 1 tools over streamable HTTP at ${server.url} (single-tenant mode: every session is tenant "acme", no authentication)`]);
+    expect(lines).toEqual([
+      `echo: serving 1 tools over streamable HTTP at ${server.url} (single-tenant mode: every session is tenant "acme", no authentication)`,
+    ]);
     const client = await connect(server.url);
     expect((await client.callTool({ name: 'echo_tenant', arguments: {} })).structuredContent).toEqual({ tenant: 'acme' });
     expect(server.sessionCount()).toBe(1);
@@ -81,7 +94,9 @@ describe('serveOverHttp', () => {
 
   it('needs exactly one of tenant and authenticate', async () => {
     await expect(serveOverHttp(echo, { announce: false })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(serveOverHttp(echo, { announce: false, tenant: 'a', authenticate: () => ({ tenant: 'a' }) })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(serveOverHttp(echo, { announce: false, tenant: 'a', authenticate: () => ({ tenant: 'a' }) })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
   });
 
   it('refuses a foreign Host or Origin with 403 (DNS rebinding) and accepts loopback names', async () => {
@@ -168,7 +183,11 @@ describe('checkHostAndOrigin', () => {
 });
 
 describe('MemoryEventStore', () => {
-  const message = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: id } });
+  const message = (id: number): JSONRPCMessage => ({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { level: 'info', data: id },
+  });
 
   it('replays the events of one stream after a given id, skipping priming events', async () => {
     const store = new MemoryEventStore();
@@ -177,7 +196,14 @@ describe('MemoryEventStore', () => {
     await store.storeEvent('b', message(2));
     await store.storeEvent('a', message(3));
     const sent: unknown[] = [];
-    expect(await store.replayEventsAfter(first, { send: (_id, m) => { sent.push(m); return Promise.resolve(); } })).toBe('a');
+    expect(
+      await store.replayEventsAfter(first, {
+        send: (_id, m) => {
+          sent.push(m);
+          return Promise.resolve();
+        },
+      }),
+    ).toBe('a');
     expect(sent).toEqual([message(1), message(3)]);
     expect(await store.getStreamIdForEventId(first)).toBe('a');
   });
@@ -191,7 +217,11 @@ describe('MemoryEventStore', () => {
     expect(await store.getStreamIdForEventId(first)).toBeUndefined();
     await expect(store.replayEventsAfter(first, { send: () => Promise.resolve() })).rejects.toThrow('unknown or too old');
   });
-  const big = (id: number, size: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(size) }] } });
+  const big = (id: number, size: number): JSONRPCMessage => ({
+    jsonrpc: '2.0',
+    id,
+    result: { content: [{ type: 'text', text: 'x'.repeat(size) }] },
+  });
 
   it('keeps at most maxBytes of messages, dropping the oldest first, and replays what it kept', async () => {
     const store = new MemoryEventStore({ maxBytes: 1024 * 1024 });
@@ -202,7 +232,12 @@ describe('MemoryEventStore', () => {
     expect(store.size).toBe(3);
     await expect(store.replayEventsAfter(ids[0]!, { send: () => Promise.resolve() })).rejects.toThrow('unknown or too old');
     const sent: unknown[] = [];
-    await store.replayEventsAfter(ids[37]!, { send: (_id, m) => { sent.push((m as { id: number }).id); return Promise.resolve(); } });
+    await store.replayEventsAfter(ids[37]!, {
+      send: (_id, m) => {
+        sent.push((m as { id: number }).id);
+        return Promise.resolve();
+      },
+    });
     expect(sent).toEqual([38, 39]);
   });
 
@@ -214,7 +249,14 @@ describe('MemoryEventStore', () => {
     await expect(store.replayEventsAfter(before, { send: () => Promise.resolve() })).rejects.toThrow('unknown or too old');
     await store.storeEvent('a', big(3, 10));
     const sent: unknown[] = [];
-    expect(await store.replayEventsAfter(huge, { send: (_id, m) => { sent.push((m as { id: number }).id); return Promise.resolve(); } })).toBe('a');
+    expect(
+      await store.replayEventsAfter(huge, {
+        send: (_id, m) => {
+          sent.push((m as { id: number }).id);
+          return Promise.resolve();
+        },
+      }),
+    ).toBe('a');
     expect(sent).toEqual([3]);
   });
 });

@@ -110,7 +110,12 @@ async function connected(server: DomainServer = roster, options: Omit<ServeOptio
   return client;
 }
 
-async function callOverWire(client: Client, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = { tenant: 'acme' }) {
+async function callOverWire(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> = { tenant: 'acme' },
+) {
   return (await client.callTool({ name, arguments: args, _meta: meta })) as CallToolResult;
 }
 
@@ -140,10 +145,16 @@ describe('serveOverStdio (over an in-memory transport)', () => {
       annotations: { readOnlyHint: true },
       _meta: { category: 'read', domain: 'roster' },
     });
-    expect(byName.roster_propose_assignment).toMatchObject({ annotations: { readOnlyHint: false, destructiveHint: false }, _meta: { category: 'propose' } });
+    expect(byName.roster_propose_assignment).toMatchObject({
+      annotations: { readOnlyHint: false, destructiveHint: false },
+      _meta: { category: 'propose' },
+    });
     expect(byName.roster_propose_assignment!.outputSchema).toBeUndefined();
     expect(byName.roster_delete_shift).toMatchObject({ annotations: { readOnlyHint: false }, _meta: { category: 'execute' } });
-    expect(byName.roster_purge).toMatchObject({ annotations: { readOnlyHint: false, destructiveHint: true }, _meta: { category: 'restricted' } });
+    expect(byName.roster_purge).toMatchObject({
+      annotations: { readOnlyHint: false, destructiveHint: true },
+      _meta: { category: 'restricted' },
+    });
   });
 
   it("runs a call for the process's tenant and answers with text and structured content", async () => {
@@ -155,7 +166,12 @@ describe('serveOverStdio (over an in-memory transport)', () => {
 
   it('sets the tenant under the tenant key, takes callId from _meta and the actor from the process only, never from _meta', async () => {
     const client = await connected(roster, { tenant: 'globex', tenantKey: 'company_id' });
-    const answer = await callOverWire(client, 'roster_propose_assignment', { shift_id: 's1' }, { company_id: 'globex', actor: 'agent-7', callId: 'c1' });
+    const answer = await callOverWire(
+      client,
+      'roster_propose_assignment',
+      { shift_id: 's1' },
+      { company_id: 'globex', actor: 'agent-7', callId: 'c1' },
+    );
     expect(answer.structuredContent).toEqual({ shift_id: 's1', callId: 'c1' });
     const named = await connected(roster, { tenant: 'globex', tenantKey: 'company_id', actor: 'host-user' });
     const forged = await callOverWire(named, 'roster_propose_assignment', { shift_id: 's1' }, { actor: 'agent-7', callId: 'c2' });
@@ -216,7 +232,9 @@ describe('serveOverStdio (over an in-memory transport)', () => {
   it('aborts the tool ctx.signal when the client cancels the request', async () => {
     const client = await connected();
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'roster_purge', arguments: {}, _meta: { tenant: 'acme' } }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: 'roster_purge', arguments: {}, _meta: { tenant: 'acme' } }, undefined, {
+      signal: controller.signal,
+    });
     await waitUntil(() => waiting !== undefined, 'the tool to be called');
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -229,8 +247,17 @@ describe('serveOverStdio (over an in-memory transport)', () => {
     const registry = new ToolRegistry();
     registerInProcessServer(registry, roster, { tenant: 'acme' });
 
-    const date = fc.date({ min: new Date('2026-04-25T00:00:00Z'), max: new Date('2026-05-15T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-    const value = fc.oneof(date, fc.constantFrom('north', 'south', 'bad', 'boom', '2026-13-01', ''), fc.string({ maxLength: 6 }), fc.integer(), fc.boolean(), fc.constant(null));
+    const date = fc
+      .date({ min: new Date('2026-04-25T00:00:00Z'), max: new Date('2026-05-15T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10));
+    const value = fc.oneof(
+      date,
+      fc.constantFrom('north', 'south', 'bad', 'boom', '2026-13-01', ''),
+      fc.string({ maxLength: 6 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+    );
     const key = fc.constantFrom('date_from', 'date_to', 'site_id', 'shift_id', 'note', 'org_id', 'Tenant', 'TENANT_ID');
     const args = fc.dictionary(key, value, { maxKeys: 5 });
     const tool = fc.constantFrom('roster_list_shifts', 'roster_count_shifts', 'roster_delete_shift');
@@ -261,9 +288,20 @@ describe('serveOverStdio (over an in-memory transport)', () => {
 
 describe('toCallToolResult', () => {
   it('keeps text and structured content of a success, and moves a failure code into _meta', () => {
-    const ok: ToolResult = { success: true, content: [{ type: 'text', text: '{"a":1}' }], data: { a: 1 }, error: undefined, errorCode: undefined, durationMs: 1 };
+    const ok: ToolResult = {
+      success: true,
+      content: [{ type: 'text', text: '{"a":1}' }],
+      data: { a: 1 },
+      error: undefined,
+      errorCode: undefined,
+      durationMs: 1,
+    };
     expect(toCallToolResult(ok)).toEqual({ content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } });
     const failed: ToolResult = { success: false, content: [], data: undefined, error: 'boom', errorCode: 'SERVER_ERROR', durationMs: 1 };
-    expect(toCallToolResult(failed)).toEqual({ isError: true, content: [{ type: 'text', text: 'boom' }], _meta: { errorCode: 'SERVER_ERROR' } });
+    expect(toCallToolResult(failed)).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'boom' }],
+      _meta: { errorCode: 'SERVER_ERROR' },
+    });
   });
 });

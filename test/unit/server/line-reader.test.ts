@@ -4,8 +4,7 @@ import { INVALID_LINE_PREVIEW_CHARS, LineReader, type LineEvent } from '../../..
 
 const json = (maxLineBytes = 1024): LineReader<unknown> =>
   new LineReader<unknown>({ maxLineBytes, parse: (line) => JSON.parse(line) as unknown });
-const messages = (events: LineEvent<unknown>[]): unknown[] =>
-  events.flatMap((event) => (event.kind === 'message' ? [event.message] : []));
+const messages = (events: LineEvent<unknown>[]): unknown[] => events.flatMap((event) => (event.kind === 'message' ? [event.message] : []));
 
 describe('LineReader', () => {
   it('frames lines split across chunks at any byte', () => {
@@ -89,6 +88,10 @@ describe('LineReader', () => {
   });
 
   it('reports an oversize line that arrives whole in one chunk', () => {
-    expect(json(10).push(`${'x'.repeat(50)}\n{"n":1}\n`).map((event) => event.kind)).toEqual(['tooLarge', 'message']);
+    expect(
+      json(10)
+        .push(`${'x'.repeat(50)}\n{"n":1}\n`)
+        .map((event) => event.kind),
+    ).toEqual(['tooLarge', 'message']);
   });
 });

@@ -21,7 +21,10 @@ function serverPair(made: { server: McpServer }[]): () => Promise<Transport> {
 describe('connectOverTransport', () => {
   it('runs the supervised server over a transport of the host, and makes a new one after the server closes it', async () => {
     const made: { server: McpServer }[] = [];
-    const client = new McpClient({ name: 'memory', command: 'in-process', backoff: { initialMs: 10, jitter: 0 } }, { actors: { connectServer: connectOverTransport(serverPair(made)) } });
+    const client = new McpClient(
+      { name: 'memory', command: 'in-process', backoff: { initialMs: 10, jitter: 0 } },
+      { actors: { connectServer: connectOverTransport(serverPair(made)) } },
+    );
     expect((await client.callTool('echo', {})).content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(client.status().pid).toBeUndefined();
     await made[0]!.server.close();
@@ -64,7 +67,13 @@ describe('connectOverTransport', () => {
   it('a transport factory that throws is SPAWN_FAILED, not retried', async () => {
     const client = new McpClient(
       { name: 'broken', command: 'in-process' },
-      { actors: { connectServer: connectOverTransport(() => { throw new Error('no transport today'); }) } },
+      {
+        actors: {
+          connectServer: connectOverTransport(() => {
+            throw new Error('no transport today');
+          }),
+        },
+      },
     );
     await expect(client.start()).rejects.toMatchObject({ code: 'SERVER_IN_ERROR' });
     expect(client.status().lastError).toMatchObject({ code: 'SPAWN_FAILED' });

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 const src = fileURLToPath(new URL('../../../src', import.meta.url));
 
 /** XState 5's private members of Actor, ActorSystem and snapshots that code might be tempted to reach. */
-const PRIVATE = /\.\s*(_parent|_stop|_send|_relay|_snapshot|_actorScope|_processingStatus|_sendInspectionEvent|_unregister|_process|_deferred|_set|_error|_initState|_syncSnapshot|_boot|_nodes|_transitions)\b/;
+const PRIVATE =
+  /\.\s*(_parent|_stop|_send|_relay|_snapshot|_actorScope|_processingStatus|_sendInspectionEvent|_unregister|_process|_deferred|_set|_error|_initState|_syncSnapshot|_boot|_nodes|_transitions)\b/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

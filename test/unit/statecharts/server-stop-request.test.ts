@@ -30,7 +30,9 @@ type ServerActor = Actor<typeof serverMachine>;
 
 function serverActor(idleStopMs = 0): ServerActor {
   const machine = serverMachine.provide({ actors: { ...defaultServerActors, connectServer: fakes.connectServer } });
-  const actor = createActor(machine, { input: { config: validateServerConfig({ name: 'fake', command: 'fake-server', idleStopMs }) } }).start();
+  const actor = createActor(machine, {
+    input: { config: validateServerConfig({ name: 'fake', command: 'fake-server', idleStopMs }) },
+  }).start();
   actors.push(actor);
   return actor;
 }

@@ -50,7 +50,14 @@ describe('the server supervisor', () => {
     const rt = runtime();
     const a = requester();
     const b = requester();
-    rt.send({ type: 'server.acquire', key: 'files', holder: 'actor:a', replyTo: a.actor, supervisor, spawn: new ChildSpawn(server, 'server:files:acme', 'server:files:acme', {}) });
+    rt.send({
+      type: 'server.acquire',
+      key: 'files',
+      holder: 'actor:a',
+      replyTo: a.actor,
+      supervisor,
+      spawn: new ChildSpawn(server, 'server:files:acme', 'server:files:acme', {}),
+    });
     const [first] = a.told as SupervisorReply[];
     expect(first).toMatchObject({ type: 'server.acquired', key: 'files', holders: 1 });
     const ref = first?.type === 'server.acquired' ? first.ref : undefined;
@@ -95,11 +102,32 @@ describe('the server supervisor', () => {
     const rt = runtime();
     const a = requester();
     const spawn = (id: string) => new ChildSpawn(server, id, id, {});
-    rt.send({ type: 'server.acquire', key: 'files/acme', holder: 'actor:a', replyTo: a.actor, supervisor, spawn: spawn('server:files:acme') });
+    rt.send({
+      type: 'server.acquire',
+      key: 'files/acme',
+      holder: 'actor:a',
+      replyTo: a.actor,
+      supervisor,
+      spawn: spawn('server:files:acme'),
+    });
     const globex = { id: 'servers:globex', input: { tenant: 'globex', sandboxId: undefined } };
-    rt.send({ type: 'server.acquire', key: 'files/globex', holder: 'actor:a', replyTo: a.actor, supervisor: globex, spawn: spawn('server:files:globex') });
+    rt.send({
+      type: 'server.acquire',
+      key: 'files/globex',
+      holder: 'actor:a',
+      replyTo: a.actor,
+      supervisor: globex,
+      spawn: spawn('server:files:globex'),
+    });
     const sandboxed = { id: 'servers:acme:1234abcd', input: { tenant: 'acme', sandboxId: '1234abcd' } };
-    rt.send({ type: 'server.acquire', key: 'files/acme/sb', holder: 'actor:a', replyTo: a.actor, supervisor: sandboxed, spawn: spawn('server:files:acme:1234abcd') });
+    rt.send({
+      type: 'server.acquire',
+      key: 'files/acme/sb',
+      holder: 'actor:a',
+      replyTo: a.actor,
+      supervisor: sandboxed,
+      spawn: spawn('server:files:acme:1234abcd'),
+    });
     expect(runtimeChildren(rt)).toEqual(['servers:acme', 'servers:acme:1234abcd', 'servers:globex']);
     expect(childrenOf(rt, 'servers:acme:1234abcd')).toEqual(['server:files:acme:1234abcd']);
   });

@@ -28,7 +28,8 @@ async function run(
     },
   });
   actor.start();
-  if (options.cancelAfterMs !== undefined) setTimeout(() => actor.send({ type: 'call.cancel', reason: 'user pressed stop' }), options.cancelAfterMs);
+  if (options.cancelAfterMs !== undefined)
+    setTimeout(() => actor.send({ type: 'call.cancel', reason: 'user pressed stop' }), options.cancelAfterMs);
   const outcome = await toPromise(actor);
   return { outcome, steps };
 }
@@ -64,7 +65,9 @@ describe('the tool-call machine', () => {
   });
 
   it('rejects a denied call with the rule that denied it', async () => {
-    const { outcome, steps } = await run(tool('delete_file'), { authorize: { allowed: false, rule: 'permissions.execute: deny', reason: 'execute tools are denied for this actor' } });
+    const { outcome, steps } = await run(tool('delete_file'), {
+      authorize: { allowed: false, rule: 'permissions.execute: deny', reason: 'execute tools are denied for this actor' },
+    });
     expect(outcome.status).toBe('rejected');
     expect(outcome.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { rule: 'permissions.execute: deny' } });
     expect(steps).toEqual(['authorize']);
@@ -72,7 +75,10 @@ describe('the tool-call machine', () => {
 
   it('rejects the call when the permission check itself throws, naming that as the rule', async () => {
     const { outcome, steps } = await run(tool('delete_file'), { authorize: 'throw' });
-    expect(outcome).toMatchObject({ status: 'rejected', error: { code: 'PERMISSION_DENIED', details: { rule: 'the permission check threw' } } });
+    expect(outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'PERMISSION_DENIED', details: { rule: 'the permission check threw' } },
+    });
     expect(steps).toEqual(['authorize']);
   });
 
@@ -156,7 +162,14 @@ describe('the tool-call machine', () => {
 
   it('releases the lock on every path', async () => {
     vi.useRealTimers();
-    const scripts: Script[] = [{}, { invoke: 'tool-error' }, { rewrite: 'path-error' }, { checkpoint: 'throw' }, { commit: 'throw' }, { rollback: 'throw', invoke: 'throw' }];
+    const scripts: Script[] = [
+      {},
+      { invoke: 'tool-error' },
+      { rewrite: 'path-error' },
+      { checkpoint: 'throw' },
+      { commit: 'throw' },
+      { rollback: 'throw', invoke: 'throw' },
+    ];
     for (const script of scripts) {
       const { steps } = await run(tool('write_file'), script);
       expect(steps.filter((s) => s === 'unlock')).toHaveLength(1);

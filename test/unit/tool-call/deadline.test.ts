@@ -109,7 +109,12 @@ describe('withDeadline, the one deadline', () => {
   it('ends with what onTimeout and onAbort return, and removes its listener from a call signal', async () => {
     const call = new LinkedCallSignal();
     const listen = vi.spyOn(call, 'onAbort');
-    const timedOut = withDeadline(later<string>().promise, { ms: 10, signal: call, onTimeout: () => 'timed out', onAbort: () => 'cancelled' });
+    const timedOut = withDeadline(later<string>().promise, {
+      ms: 10,
+      signal: call,
+      onTimeout: () => 'timed out',
+      onAbort: () => 'cancelled',
+    });
     await vi.advanceTimersByTimeAsync(10);
     await expect(timedOut).resolves.toBe('timed out');
     // Its listener was removed: a later abort reaches no wait.

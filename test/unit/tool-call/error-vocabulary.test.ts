@@ -19,24 +19,44 @@ const input = (): ToolCallInput => ({
   sandboxed: false,
   startedAt: Date.now(),
 });
-const failed = (errorCode: ToolErrorCode): ToolResult => ({ success: false, content: [], data: undefined, error: 'it failed', errorCode, durationMs: 1 });
+const failed = (errorCode: ToolErrorCode): ToolResult => ({
+  success: false,
+  content: [],
+  data: undefined,
+  error: 'it failed',
+  errorCode,
+  durationMs: 1,
+});
 
 describe('one error vocabulary', () => {
   it('spells every tool failure kind the error family also has exactly as ErrorCode does', () => {
     const family = new Set<string>(Object.values(ErrorCode));
-    expect(Object.values(ToolErrorCode).filter((code) => family.has(code)).sort()).toEqual(['CANCELLED', 'CONNECTION_LOST', 'NOT_FOUND', 'PERMISSION_DENIED', 'REQUEST_TIMEOUT', 'TENANT_ARGUMENT', 'TENANT_MISMATCH']);
+    expect(
+      Object.values(ToolErrorCode)
+        .filter((code) => family.has(code))
+        .sort(),
+    ).toEqual(['CANCELLED', 'CONNECTION_LOST', 'NOT_FOUND', 'PERMISSION_DENIED', 'REQUEST_TIMEOUT', 'TENANT_ARGUMENT', 'TENANT_MISMATCH']);
     expect(Object.values(ToolErrorCode)).not.toContain('TIMEOUT');
     expect(Object.values(ToolErrorCode)).not.toContain('TOOL_NOT_FOUND');
   });
 
   it('keeps the family code of a tool failure at the public boundary, with the finer kind in details', () => {
-    expect(toolFailedError(input(), failed('REQUEST_TIMEOUT'))).toMatchObject({ code: 'REQUEST_TIMEOUT', details: { errorCode: 'REQUEST_TIMEOUT' } });
+    expect(toolFailedError(input(), failed('REQUEST_TIMEOUT'))).toMatchObject({
+      code: 'REQUEST_TIMEOUT',
+      details: { errorCode: 'REQUEST_TIMEOUT' },
+    });
     expect(toolFailedError(input(), failed('CONNECTION_LOST'))).toMatchObject({ code: 'CONNECTION_LOST' });
     expect(toolFailedError(input(), failed('NOT_FOUND'))).toMatchObject({ code: 'NOT_FOUND' });
     expect(toolFailedError(input(), failed('CANCELLED'))).toMatchObject({ code: 'CANCELLED' });
-    expect(toolFailedError(input(), failed('VALIDATION'))).toMatchObject({ code: 'INVALID_ARGUMENT', details: { errorCode: 'VALIDATION' } });
+    expect(toolFailedError(input(), failed('VALIDATION'))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { errorCode: 'VALIDATION' },
+    });
     expect(toolFailedError(input(), failed('SERVER_ERROR'))).toMatchObject({ code: 'TOOL_FAILED', details: { errorCode: 'SERVER_ERROR' } });
-    expect(toolFailedError(input(), failed('OUTPUT_VALIDATION'))).toMatchObject({ code: 'TOOL_FAILED', details: { errorCode: 'OUTPUT_VALIDATION' } });
+    expect(toolFailedError(input(), failed('OUTPUT_VALIDATION'))).toMatchObject({
+      code: 'TOOL_FAILED',
+      details: { errorCode: 'OUTPUT_VALIDATION' },
+    });
   });
 
   it('tells a failed request’s kind from its structure, never from its message', () => {

@@ -31,7 +31,14 @@ function registry(seen: { signals: number; aborted: number }) {
         });
       }),
   });
-  const quick = defineTool({ name: 'quick', domain: 'test', category: 'read', description: 'answers at once', input, call: (args: { ms: number }) => ({ ms: args.ms }) });
+  const quick = defineTool({
+    name: 'quick',
+    domain: 'test',
+    category: 'read',
+    description: 'answers at once',
+    input,
+    call: (args: { ms: number }) => ({ ms: args.ms }),
+  });
   const tools = new ToolRegistry();
   registerInProcessServer(tools, defineServer({ name: 't', tools: [waits, quick] }), { tenant: 'acme' });
   return tools;
@@ -55,7 +62,11 @@ describe.each(runners)('an in-process call on %s', (_name, options) => {
     const seen = { signals: 0, aborted: 0 };
     const caller = new AbortController();
     setTimeout(() => caller.abort(new Error('user pressed stop')), 30);
-    const outcome = await runToolCall({ registry: registry(seen) }, { tool: 't/wait', args: { ms: 5_000 }, signal: caller.signal }, options);
+    const outcome = await runToolCall(
+      { registry: registry(seen) },
+      { tool: 't/wait', args: { ms: 5_000 }, signal: caller.signal },
+      options,
+    );
     expect(outcome.status).toBe('failed');
     expect(outcome.error?.code).toBe('CANCELLED');
     expect(seen.aborted).toBe(1);
@@ -89,7 +100,11 @@ describe.each(runners)('an in-process call on %s', (_name, options) => {
   });
 
   it('rejects bad arguments on the call path, before the tool', async () => {
-    const outcome = await runToolCall({ registry: registry({ signals: 0, aborted: 0 }) }, { tool: 't/quick', args: { ms: 'soon' } }, options);
+    const outcome = await runToolCall(
+      { registry: registry({ signals: 0, aborted: 0 }) },
+      { tool: 't/quick', args: { ms: 'soon' } },
+      options,
+    );
     expect(outcome.status).toBe('rejected');
     expect(outcome.error?.code).toBe('INVALID_ARGUMENT');
   });

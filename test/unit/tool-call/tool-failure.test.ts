@@ -14,17 +14,39 @@ import type { ToolCallInput } from '../../../src/tool-call/tool-call-io.js';
 import { toolFailure, toolFailureOf } from '../../../src/tool-call/tool-failure.js';
 import { testTool } from '../../support/descriptors.js';
 
-const input = (): ToolCallInput => ({ callId: 'c1', tool: testTool('echo'), args: {}, timeoutMs: 1_000, sandboxed: false, startedAt: Date.now() });
+const input = (): ToolCallInput => ({
+  callId: 'c1',
+  tool: testTool('echo'),
+  args: {},
+  timeoutMs: 1_000,
+  sandboxed: false,
+  startedAt: Date.now(),
+});
 const open: Pick<ServerConnection, 'endedWith'> = { endedWith: () => undefined };
 
 describe('toolFailure', () => {
   it('builds a failed result whose error, kind and failure say the same thing', () => {
     const cause = new Error('disk full');
     const violations = [{ path: '/a', message: 'must be string' }];
-    const result = toolFailure(performance.now(), 'VALIDATION', 'validation failed for "echo": /a must be string', { cause, violations, details: { server: 's' } });
-    expect(result).toMatchObject({ success: false, content: [], data: undefined, error: 'validation failed for "echo": /a must be string', errorCode: 'VALIDATION', violations });
+    const result = toolFailure(performance.now(), 'VALIDATION', 'validation failed for "echo": /a must be string', {
+      cause,
+      violations,
+      details: { server: 's' },
+    });
+    expect(result).toMatchObject({
+      success: false,
+      content: [],
+      data: undefined,
+      error: 'validation failed for "echo": /a must be string',
+      errorCode: 'VALIDATION',
+      violations,
+    });
     expect(isMcpActorsError(result.failure)).toBe(true);
-    expect(result.failure).toMatchObject({ code: 'INVALID_ARGUMENT', message: result.error, details: { kind: 'VALIDATION', server: 's', violations } });
+    expect(result.failure).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: result.error,
+      details: { kind: 'VALIDATION', server: 's', violations },
+    });
     expect(result.failure?.cause).toBe(cause);
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
   });
@@ -47,13 +69,20 @@ describe('toolFailure', () => {
 
 describe('toolFailureOf a request that threw', () => {
   // What the SDK's client makes of a server's JSON-RPC error: its own prefix on the server's (prefixed) message.
-  const wire = new McpError(McpErrorCode.InvalidParams, new McpError(McpErrorCode.InvalidParams, 'Invalid arguments for tool echo').message, { field: 'message' });
+  const wire = new McpError(
+    McpErrorCode.InvalidParams,
+    new McpError(McpErrorCode.InvalidParams, 'Invalid arguments for tool echo').message,
+    { field: 'message' },
+  );
   const thrown = classifyRequestError(wire, { server: 'fx', what: 'call "echo"', timeoutMs: 1_000, signal: undefined, connection: open });
 
   it("keeps the server's JSON-RPC code and the SDK's error as the cause, and says the message once", () => {
     const result = toolFailureOf(performance.now(), thrown);
     expect(result.errorCode).toBe('SERVER_ERROR');
-    expect(result.failure).toMatchObject({ code: 'TOOL_FAILED', details: { kind: 'SERVER_ERROR', mcpCode: -32602, server: 'fx', data: { field: 'message' } } });
+    expect(result.failure).toMatchObject({
+      code: 'TOOL_FAILED',
+      details: { kind: 'SERVER_ERROR', mcpCode: -32602, server: 'fx', data: { field: 'message' } },
+    });
     expect(result.failure?.cause).toBe(wire);
     expect(result.error).toBe('server "fx" answered call "echo" with error -32602: Invalid arguments for tool echo');
   });
@@ -61,7 +90,11 @@ describe('toolFailureOf a request that threw', () => {
   it('reaches the public boundary as the same error: code, message, details and cause, with the tool named in details', () => {
     const result: ToolResult = toolFailureOf(performance.now(), thrown);
     const error = toolFailedError(input(), result);
-    expect(error).toMatchObject({ code: 'TOOL_FAILED', message: result.error, details: { tool: 'fx/echo', kind: 'SERVER_ERROR', mcpCode: -32602 } });
+    expect(error).toMatchObject({
+      code: 'TOOL_FAILED',
+      message: result.error,
+      details: { tool: 'fx/echo', kind: 'SERVER_ERROR', mcpCode: -32602 },
+    });
     expect(error.cause).toBe(wire);
     expect(error.message.match(/MCP error|-32602|SERVER_ERROR|TOOL_FAILED|PROTOCOL_ERROR/g)).toEqual(['-32602']);
   });
@@ -77,6 +110,10 @@ describe('toolFailureOf a request that threw', () => {
 
   it("names the tool once at the boundary for a host handler's result that carries no failure", () => {
     const bare: ToolResult = { success: false, content: [], data: undefined, error: 'it failed', errorCode: 'SERVER_ERROR', durationMs: 1 };
-    expect(toolFailedError(input(), bare)).toMatchObject({ code: 'TOOL_FAILED', message: '"fx/echo" failed: it failed', details: { tool: 'fx/echo', kind: 'SERVER_ERROR' } });
+    expect(toolFailedError(input(), bare)).toMatchObject({
+      code: 'TOOL_FAILED',
+      message: '"fx/echo" failed: it failed',
+      details: { tool: 'fx/echo', kind: 'SERVER_ERROR' },
+    });
   });
 });

@@ -39,7 +39,12 @@ describe('confineCommand', () => {
 
   it('shares the network when it is all, and bridges it for an allowlist', () => {
     expect(confineCommand('x', [], {}, { ...plan, network: { kind: 'all' } }).args).not.toContain('--unshare-net');
-    const bridged = confineCommand('x', ['a'], {}, { ...plan, network: { kind: 'allowlist', socket: '/tmp/p/proxy.sock', port: 3128, node: '/n', bridge: '/b.mjs' } });
+    const bridged = confineCommand(
+      'x',
+      ['a'],
+      {},
+      { ...plan, network: { kind: 'allowlist', socket: '/tmp/p/proxy.sock', port: 3128, node: '/n', bridge: '/b.mjs' } },
+    );
     expect(bridged.args).toContain('--unshare-net');
     expect(bridged.args.join(' ')).toContain('--ro-bind /tmp/p /tmp/p');
     expect(bridged.args.slice(-7)).toEqual(['--', '/n', '/b.mjs', '/tmp/p/proxy.sock', '3128', 'x', 'a']);
@@ -119,7 +124,13 @@ describe('what stays readable under the host temp dir', () => {
       writeFileSync(join(pkg, 'package.json'), '{}');
       writeFileSync(join(pkg, 'test', 'support', 'server.mjs'), '');
       const prepared = planConfinement(
-        { serverName: 's', setting: { root: sandboxRoot }, env: { HOME: '/nonexistent-home' }, command: process.execPath, args: [join(pkg, 'test', 'support', 'server.mjs')] },
+        {
+          serverName: 's',
+          setting: { root: sandboxRoot },
+          env: { HOME: '/nonexistent-home' },
+          command: process.execPath,
+          args: [join(pkg, 'test', 'support', 'server.mjs')],
+        },
         '/usr/bin/bwrap',
       );
       try {
@@ -144,7 +155,10 @@ describe('what stays readable under the host temp dir', () => {
     try {
       mkdirSync(join(sandboxRoot, 'private'));
       const deny = [join(elsewhere), join(sandboxRoot, 'private')];
-      const prepared = planConfinement({ serverName: 's', setting: { root: sandboxRoot, deny }, env: { HOME: '/nonexistent-home' }, command: process.execPath }, '/usr/bin/bwrap');
+      const prepared = planConfinement(
+        { serverName: 's', setting: { root: sandboxRoot, deny }, env: { HOME: '/nonexistent-home' }, command: process.execPath },
+        '/usr/bin/bwrap',
+      );
       try {
         const hidden = prepared.plan.hidden.map((entry) => entry.path);
         expect(hidden).toContain(join(sandboxRoot, 'private'));
