@@ -151,6 +151,7 @@ describe('tool calls in a sandbox', () => {
   it('rolls the whole sandbox back to any earlier checkpoint', async () => {
     const first = await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'one' } });
     await runToolCall(environment(), { tool: 'fs/write_file', args: { path: 'a.txt', content: 'two' } });
+    expect(first.checkpointId).toBeDefined(); // else rollbackTo would fall back to the first checkpoint, and pass anyway
     await workspace.rollbackTo(first.checkpointId);
     expect(existsSync(join(sandbox.root, 'a.txt'))).toBe(false);
   });

@@ -179,7 +179,7 @@ describe('ctx.actor comes from the authenticated subject only', () => {
   });
 
   it('reads the deprecated actor of authenticate as the subject (ctx.actor and the binding)', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the test of the deprecated `actor` itself: it must still be read as the subject
+    /* eslint-disable @typescript-eslint/no-deprecated -- the test of the deprecated `actor` itself: it must still be read as the subject */
     const server = await serve({
       authenticate: (request) =>
         request.headers.authorization === 'Bearer old'
@@ -188,6 +188,7 @@ describe('ctx.actor comes from the authenticated subject only', () => {
             ? { tenant: 'acme', actor: 'dave' }
             : undefined,
     });
+    /* eslint-enable @typescript-eslint/no-deprecated */
     const carol = await connect(server.url, 'old');
     expect((await call(carol.client, 'roster_whoami', { actor: 'alice' })).structuredContent).toEqual({ tenant: 'acme', actor: 'carol' });
     const stolen = await fetch(server.url, {
