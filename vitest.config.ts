@@ -6,7 +6,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Ceilings for a hung test, not speed checks: generous, so a busy machine (a fresh clone beside
+    // another npm test, load 8 on two cores) does not turn a slow test into a failure.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

@@ -62,7 +62,7 @@ describe('checkpoint rollback', () => {
       ),
       { numRuns: Number(process.env.CKPT_RUNS ?? 35) },
     );
-  });
+  }, 180_000);
 
   it('finishes a rollback interrupted at any step, from whatever half-done state, on the next open()', async () => {
     const steps = Object.values(RollbackStep);
@@ -102,5 +102,5 @@ describe('checkpoint rollback', () => {
       ),
       { numRuns: Math.ceil(Number(process.env.CKPT_RUNS ?? 35) / 2) },
     );
-  });
+  }, 180_000);
 });

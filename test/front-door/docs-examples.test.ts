@@ -63,9 +63,10 @@ describe('code blocks of README.md and docs/*.md', () => {
     const run = /^examples\/[^/]+\.mjs$/.test(path) || /^test\/.+\.test\.ts$/.test(path);
     expect(run, `${where(block)}: ${path} is not run by a test (examples/*.mjs or test/**/*.test.ts)`).toBe(true);
     expect(existsSync(join(repoRoot, path)), `${where(block)}: ${path} does not exist`).toBe(true);
-    expect(block.code, `${where(block)}: the block differs from ${path}${block.example?.region ? `#${block.example.region}` : ''}`).toBe(
-      exampleText(path, block.example?.region),
-    );
+    expect(
+      block.code,
+      `${where(block)}: the block differs from ${path}${block.example?.region ? `#${block.example.region}` : ''} (npm run docs:sync copies it in)`,
+    ).toBe(exampleText(path, block.example?.region));
   });
 
   const snippets = blocks.filter((block) => !block.example && SCRIPT_LANGS.has(block.lang));
