@@ -1,5 +1,5 @@
 /**
- * The control of the snapshot read races (test/integration/snapshot-read-race.test.ts): a folder
+ * The control of the snapshot read races (test/confine/snapshot-read-race.race.ts): a folder
  * nobody denies IS read through the swapped link, so the box is what keeps the denied ones out. It
  * needs the attack to win a race, which on a loaded machine may take many tries, so it lives here
  * (`npm run test:confine`) and retries, bounded, until it does.

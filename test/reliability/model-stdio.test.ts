@@ -28,7 +28,7 @@ import { expectAllGone } from '../support/processes.js';
 import { record, Settlements } from './support/record.js';
 
 const FULL = process.env.MCP_ACTORS_RELIABILITY_FULL === '1';
-const RUNS = Number(process.env.MCP_ACTORS_MODEL_RUNS ?? (FULL ? 95 : 16));
+const RUNS = Number(process.env.MCP_ACTORS_MODEL_RUNS ?? (FULL ? 95 : 8));
 const MAX_COMMANDS = 25;
 const IDLE_STOP_MS = 400;
 /**

@@ -1,7 +1,7 @@
 /**
  * The attack of the snapshot read races: a process (python, `swap-and-write.py`) exchanges a
  * directory of a tree with a link to a folder it must not read, over and over, writing a new file
- * into the directory each time. Shared by the races in `npm test` (test/integration/snapshot-read-race.test.ts)
+ * into the directory each time. Shared by the races (test/confine/snapshot-read-race.race.ts)
  * and their control in `npm run test:confine` (test/confine/snapshot-read-control.race.ts).
  */
 import { spawn } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
  * `storeBlobs` reads each entry through descriptors: what it stores is what the tree holds under
  * its own directories, and an entry that is no longer what the walk saw fails with a code the
- * store counts as a concurrent change. (The race itself: test/integration/snapshot-read-race.test.ts.)
+ * store counts as a concurrent change. (The race itself: test/confine/snapshot-read-race.race.ts.)
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

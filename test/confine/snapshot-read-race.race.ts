@@ -9,8 +9,9 @@
  *   in about half of the tries; read through descriptors (`tree-blobs.ts`), never.
  * - A sandbox's diff (`git add`, for the project's filters): in bubblewrap's box it cannot see a denied
  *   folder (`~/.ssh`), so it never shows one of its files. The control (a folder nobody denies is
- *   read through the link) needs the attack to win a race, so it lives in `npm run test:confine`
- *   (test/confine/snapshot-read-control.race.ts), where it retries until it does.
+ *   read through the link) is test/confine/snapshot-read-control.race.ts, which retries until the
+ *   attack wins.
+ * Races with a process, so they run in `npm run test:confine`, not in npm test.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
