@@ -143,7 +143,7 @@ const steps: [string, (real: Real) => Promise<unknown> | undefined][] = [
 const commands = steps.map(([name, run]) => command(name, run));
 
 describe('the supervised stdio server as a model', () => {
-  it('stays sane under random interleavings against the real fixture', { timeout: FULL ? 900_000 : 120_000 }, async () => {
+  it('stays sane under random interleavings against the real fixture', { timeout: FULL ? 900_000 : 600_000 }, async () => {
     const seed = Number(process.env.MCP_ACTORS_MODEL_SEED ?? Math.floor(Math.random() * 2 ** 31));
     console.log(`model-stdio: seed ${seed} (MCP_ACTORS_MODEL_SEED=${seed} replays it), ${RUNS} runs of up to ${MAX_COMMANDS} commands`);
     await warmUp();
