@@ -16,18 +16,18 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isMcpActorsError } from '../../../src/errors/index.js';
-import { gitBlobId } from '../../../src/sandbox/change-set.js';
+import { isMcpActorsError } from '../../src/errors/index.js';
+import { gitBlobId } from '../../src/sandbox/change-set.js';
 import {
   CheckpointStore,
   RollbackStep,
   planIndexUpdate,
   racyPaths,
   type CheckpointStoreOptions,
-} from '../../../src/sandbox/checkpoint-store.js';
-import type { EntryStat } from '../../../src/sandbox/tree-manifest.js';
-import { snapshotTree } from '../../support/tree-snapshot.js';
-import { anyOf, stringContaining, stringMatching } from '../../support/matchers.js';
+} from '../../src/sandbox/checkpoint-store.js';
+import type { EntryStat } from '../../src/sandbox/tree-manifest.js';
+import { snapshotTree } from '../support/tree-snapshot.js';
+import { anyOf, stringContaining, stringMatching } from '../support/matchers.js';
 
 const temps: string[] = [];
 const stores: CheckpointStore[] = [];
