@@ -113,6 +113,18 @@ export interface McpServerStatus {
 
 let activitySequence = 0;
 
+/** A connection's requests in flight: one record per request, so their count is the set's size. */
+interface Activity {
+  readonly id: string;
+  readonly calls: Set<InFlightCall>;
+}
+
+/** One request in flight, with the actor's call it serves (if any). */
+interface InFlightCall {
+  readonly activity: Activity;
+  readonly context: CallContext | undefined;
+}
+
 // `provide` builds a whole new state-node tree (about 29 KiB of heap): with the default actors
 // every client can share one.
 let defaultMachine: typeof serverMachine | undefined;
@@ -168,11 +180,10 @@ export class McpClient implements AsyncDisposable {
   private readonly toolsChanged = new Subject<void>();
   private toolCache: { connection: ServerConnection; tools: Promise<Tool[]> } | undefined;
   private watchedConnection: ServerConnection | undefined;
-  private readonly activity = new WeakMap<ServerConnection, { id: string; count: number }>();
+  /** The requests in flight on each connection: counted here only (the machine hears the idle/busy edges). */
+  private readonly activity = new WeakMap<ServerConnection, Activity>();
   private disposed = false;
   private readonly redactor: Redactor;
-  /** The contexts of the calls in flight, with how many calls each. */
-  private readonly callContexts = new Map<CallContext, number>();
   private readonly host: ServerActorHost | undefined;
 
   constructor(config: McpServerConfig, options: McpClientOptions = {}) {
@@ -253,7 +264,7 @@ export class McpClient implements AsyncDisposable {
       lastError: context.lastError,
       lastExit: context.lastExit,
       uptimeMs: context.runningSince === undefined ? undefined : context.clock.now() - context.runningSince,
-      callsInFlight: context.connection ? (this.activity.get(context.connection)?.count ?? 0) : 0,
+      callsInFlight: context.connection ? (this.activity.get(context.connection)?.calls.size ?? 0) : 0,
       capabilities: context.connection?.capabilities,
       serverInfo: context.connection?.serverInfo,
       diagnostics: context.handle?.diagnostics?.(),
@@ -375,7 +386,7 @@ export class McpClient implements AsyncDisposable {
     const call = given && !isCallScoped(given) ? linkCallSignal(given) : undefined;
     const signal = own ? own.requestSignal : call ? call.requestSignal : given;
     const context = options.context ?? currentCallContext();
-    const activity = this.callBegan(connection, context);
+    const inFlight = this.callBegan(connection, context);
     const traced = startMcpRequest({ ...this.requestFacts(connection), method: 'tools/call', target: name, meta: options.meta });
     try {
       const answer = (await connection.client.callTool(
@@ -394,7 +405,7 @@ export class McpClient implements AsyncDisposable {
       traced.end(requestFailure(classified));
       throw classified;
     } finally {
-      this.callEnded(activity, context);
+      this.callEnded(inFlight);
       call?.unlink();
     }
   }
@@ -488,47 +499,50 @@ export class McpClient implements AsyncDisposable {
    * (tens of microseconds), and this is the hot path.
    */
   private async track<T>(connection: ServerConnection, work: () => Promise<T>): Promise<T> {
-    const context = currentCallContext();
-    const activity = this.callBegan(connection, context);
+    const call = this.callBegan(connection, currentCallContext());
     try {
       return await work();
     } finally {
-      this.callEnded(activity, context);
+      this.callEnded(call);
     }
   }
 
-  private callBegan(connection: ServerConnection, context: CallContext | undefined): { id: string; count: number } {
+  private callBegan(connection: ServerConnection, context: CallContext | undefined): InFlightCall {
     const activity = this.activityOf(connection);
-    if (context) this.callContexts.set(context, (this.callContexts.get(context) ?? 0) + 1);
-    activity.count += 1;
-    if (activity.count === 1 && this.config.idleStopMs > 0 && this.serverActor.getSnapshot().context.connection === connection) {
+    const call: InFlightCall = { activity, context };
+    activity.calls.add(call);
+    if (activity.calls.size === 1 && this.config.idleStopMs > 0 && this.serverActor.getSnapshot().context.connection === connection) {
       this.serverActor.send({ type: 'activity.began', callId: activity.id });
     }
-    return activity;
+    return call;
   }
 
-  private callEnded(activity: { id: string; count: number }, context: CallContext | undefined): void {
-    if (context) {
-      const left = (this.callContexts.get(context) ?? 1) - 1;
-      if (left > 0) this.callContexts.set(context, left);
-      else this.callContexts.delete(context);
-    }
-    activity.count -= 1;
-    if (activity.count === 0 && this.config.idleStopMs > 0) this.serverActor.send({ type: 'activity.ended', callId: activity.id });
+  private callEnded(call: InFlightCall): void {
+    const { activity } = call;
+    activity.calls.delete(call);
+    if (activity.calls.size === 0 && this.config.idleStopMs > 0) this.serverActor.send({ type: 'activity.ended', callId: activity.id });
   }
 
-  /** The context of the calls in flight when they all belong to one actor (see `ServerRequestContext.related`). */
+  /**
+   * The context of the current connection's calls in flight when they all belong to one actor
+   * (see `ServerRequestContext.related`): a server asks its questions on the connection it serves.
+   */
   private relatedContext(): CallContext | undefined {
-    const contexts = [...this.callContexts.keys()];
-    const first = contexts[0];
-    if (!first) return undefined;
-    return contexts.every((context) => context.actor === first.actor && context.tenant === first.tenant) ? first : undefined;
+    const connection = this.serverActor.getSnapshot().context.connection;
+    const calls = connection ? this.activity.get(connection)?.calls : undefined;
+    let related: CallContext | undefined;
+    for (const { context } of calls ?? []) {
+      if (!context) continue; // a host's own request belongs to no actor
+      if (!related) related = context;
+      else if (context.actor !== related.actor || context.tenant !== related.tenant) return undefined;
+    }
+    return related;
   }
 
-  private activityOf(connection: ServerConnection): { id: string; count: number } {
+  private activityOf(connection: ServerConnection): Activity {
     let activity = this.activity.get(connection);
     if (!activity) {
-      activity = { id: `${this.name}#${++activitySequence}`, count: 0 };
+      activity = { id: `${this.name}#${++activitySequence}`, calls: new Set() };
       this.activity.set(connection, activity);
     }
     return activity;

@@ -90,6 +90,29 @@ describe('whose call it is', () => {
   });
 });
 
+describe('a server’s question during calls of two actors', () => {
+  it('is related to neither actor', async () => {
+    const http = closing(await startHttpMcpServer(), (server) => server.close());
+    const asked: ServerRequestContext[] = [];
+    const mcp: McpClient = closing(
+      new McpClient(
+        { name: 'remote', url: http.url },
+        {
+          onElicit: async (_request, context) => {
+            asked.push(context);
+            // While the first actor's call waits for this answer, a second actor's call asks too.
+            if (asked.length === 1) await mcp.callTool('ask', {}, { context: { actor: 'second', tenant: 'acme' } });
+            return { action: 'accept', content: { name: 'Ada' } };
+          },
+        },
+      ),
+      (client) => client.dispose(),
+    );
+    await mcp.callTool('ask', {}, { context: { actor: 'first', tenant: 'acme' } });
+    expect(asked.map((context) => context.related)).toEqual([{ actor: 'first', tenant: 'acme' }, undefined]);
+  });
+});
+
 describe('the actor’s call signal, handed to the SDK as it is', () => {
   it('cancelCalls() cancels a call in flight on the wire once, and nothing for the settled calls', async () => {
     const wirePath = join(dir, 'wire.json');

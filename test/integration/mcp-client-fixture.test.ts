@@ -156,6 +156,24 @@ describe('McpClient over real stdio with the fixture server', () => {
     );
   });
 
+  it('counts each request in flight once, calls and listings alike, and none once they settle or fail', async () => {
+    const client = fixture();
+    await client.start();
+    const controller = new AbortController();
+    const cancelled = rejection(client.callTool('sleep', { ms: 30_000 }, { signal: controller.signal }));
+    const timedOut = rejection(client.callTool('sleep', { ms: 30_000 }, { timeoutMs: 1_500 }));
+    const slept = client.callTool('sleep', { ms: 600 });
+    const listed = client.listTools();
+    await waitUntil(() => client.status().callsInFlight >= 3, 'the calls to be in flight');
+    expect(client.status().callsInFlight).toBeLessThanOrEqual(4);
+    controller.abort();
+    expect((await cancelled).code).toBe('CANCELLED');
+    expect(text(await slept)).toBe('slept 600');
+    expect((await listed).length).toBeGreaterThan(0);
+    expect((await timedOut).code).toBe('REQUEST_TIMEOUT');
+    expect(client.status().callsInFlight).toBe(0);
+  });
+
   it('counts non-JSON lines on stdout without failing the connection', async () => {
     const client = fixture({ garbageStdout: true });
     expect(text(await client.callTool('echo', { message: 'a' }))).toBe('a');
