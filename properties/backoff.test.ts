@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, restartDelay } from '../src/server/backoff.js';
+import { backoffDelay, restartDelay } from '../src/timing/backoff.js';
 import { restartsInWindow, withinIntensity } from '../src/server/restart-intensity.js';
 
 const backoffConfig = fc

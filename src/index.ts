@@ -30,7 +30,7 @@ export {
   type ServerSnapshot,
 } from './server/server-machine.js';
 export type { McpCapabilityMetadata, ServerConnection, ServerHandle, ConnectionEnded, TransportDiagnostics } from './server/server-io.js';
-export { backoffDelay } from './server/backoff.js';
+export { backoffDelay } from './timing/backoff.js';
 export { McpClient, type CallOptions, type McpClientOptions, type McpServerStatus, type RequestOptions } from './client/mcp-client.js';
 export { McpRegistry } from './client/mcp-registry.js';
 export { defaultServerActors, type ServerActors } from './server/server-actors.js';

@@ -14,6 +14,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { authStatusOf } from './auth-error.js';
 import { completesAuthorization, type OAuthClientProvider } from './server-auth.js';
+import { withDeadline } from '../timing/deadline.js';
 
 /** What the SDK's `StreamableHTTPClientTransport` and `SSEClientTransport` have in common. */
 export interface HttpClientTransport extends Transport {
@@ -65,10 +66,10 @@ export class AuthorizingTransport implements Transport {
   async close(): Promise<void> {
     const terminate = (this.inner as { terminateSession?: () => Promise<void> }).terminateSession;
     if (this.started && this.inner.sessionId !== undefined && typeof terminate === 'function') {
-      let timer: NodeJS.Timeout | undefined;
-      const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, SESSION_END_WAIT_MS)));
-      await Promise.race([terminate.call(this.inner).catch(() => undefined), bounded]);
-      clearTimeout(timer);
+      await withDeadline(
+        terminate.call(this.inner).catch(() => undefined),
+        { ms: SESSION_END_WAIT_MS, onTimeout: () => undefined },
+      );
     }
     await this.inner.close();
   }

@@ -31,7 +31,7 @@ import { currentCallContext, type CallContext } from '../server/call-context.js'
 import { awaitConnection, serverInErrorError } from './await-connection.js';
 import { classifyRequestError } from './classify-request-error.js';
 import { isCallScoped, linkCallSignal, type CallSignal } from '../registry/call-signal.js';
-import { MAX_TIMER_MS, withDeadline } from '../tool-call/deadline.js';
+import { MAX_TIMER_MS, withDeadline } from '../timing/deadline.js';
 import { CALL_SIGNAL } from '../registry/tool-descriptor.js';
 import { startMcpRequest } from '../telemetry/mcp-request-span.js';
 
@@ -133,7 +133,7 @@ function defaultServerMachine(): typeof serverMachine {
   return defaultMachine;
 }
 
-/** Waits for `work` within one caller's deadline and signal (the one deadline, `tool-call/deadline.ts`), leaving `work` itself running. */
+/** Waits for `work` within one caller's deadline and signal (the one deadline, `timing/deadline.ts`), leaving `work` itself running. */
 function withinDeadline<T>(
   work: Promise<T>,
   context: { server: string; what: string; deadline: number; timeoutMs: number; signal: AbortSignal | undefined },

@@ -25,7 +25,7 @@ import {
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolContentBlock } from '../registry/tool-content.js';
 import type { CallSignal } from '../registry/call-signal.js';
-import { MAX_TIMER_MS, timeoutReason, withDeadline } from '../tool-call/deadline.js';
+import { MAX_TIMER_MS, timeoutReason, withDeadline } from '../timing/deadline.js';
 import { toolFailure } from '../tool-call/tool-failure.js';
 import type { DomainServer } from './define-server.js';
 import { claimedTenant, tenancyOf, tenantArgumentIn, tenantArgumentMessage, type Tenancy } from '../tenancy/tenancy.js';
@@ -530,7 +530,7 @@ function settled(pending: PromiseLike<unknown>): Promise<Outcome> {
   );
 }
 
-/** The tool's answer within the call's deadline and cancel (the one deadline, `tool-call/deadline.ts`); either aborts `ctx.signal`. */
+/** The tool's answer within the call's deadline and cancel (the one deadline, `timing/deadline.ts`); either aborts `ctx.signal`. */
 function race(
   pending: PromiseLike<unknown>,
   ctx: CallContext,

@@ -18,6 +18,10 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError, hasErrorCode } from '../errors/mcp-actors-error.js';
+import { backoffDelay } from '../timing/backoff.js';
+
+/** The pause before the next look at a held lock: the one backoff, jittered so that waiters do not look in step. */
+const LOCK_BACKOFF = { initialMs: 10, factor: 2, maxMs: 150, jitter: 0.5 } as const;
 
 export interface FileLockOptions {
   /** How long to wait for a live holder before failing with `FILE_BUSY` (default 30 s). */
@@ -92,7 +96,7 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
         { details: { lock: lockPath, ...(holder !== undefined ? { pid: holder } : {}) } },
       );
     }
-    await sleep(Math.min(5 * 2 ** Math.min(attempt, 5), 100) * (0.5 + Math.random()));
+    await sleep(backoffDelay(LOCK_BACKOFF, attempt, Math.random()));
   }
 }
 

@@ -62,7 +62,7 @@ import {
   type TreeManifest,
 } from './tree-manifest.js';
 import { storeBlobs, treeChanged } from './tree-blobs.js';
-import { backoffDelay } from '../server/backoff.js';
+import { backoffDelay } from '../timing/backoff.js';
 
 export type { FileChange } from './change-set.js';
 export type { Checkpoint, CheckpointSeed } from './checkpoint-store-dir.js';
@@ -144,7 +144,7 @@ const JOURNAL_FILE = 'rollback-in-progress';
  * rollbacks, and 8 tries (0.6 s) twice in 300 (CI, as uid 65534).
  */
 const ROLLBACK_RETRIES = 20;
-/** The pause before try `attempt + 1`: the servers' pure backoff (`machines/backoff.ts`), without jitter. */
+/** The pause before try `attempt + 1`: the one backoff (`timing/backoff.ts`), without jitter. */
 const ROLLBACK_BACKOFF = { initialMs: 5, factor: 2, maxMs: 160, jitter: 0 } as const;
 /** How often a snapshot that met a concurrent change of the tree is taken again. */
 const SNAPSHOT_RETRIES = 3;

@@ -13,6 +13,7 @@ import { CLIENT_INFO } from '../version.js';
 import { acceptAnyOutput } from './accept-any-output.js';
 import { ClientConnection } from './client-connection.js';
 import { capabilitiesFor, installServerRequestHandlers, type ServerRequestHandlers } from './server-requests.js';
+import { withDeadline } from '../timing/deadline.js';
 
 export interface HandshakeParts {
   readonly config: ResolvedServerConfig;
@@ -72,7 +73,10 @@ export async function handshake(parts: HandshakeParts): Promise<ClientConnection
  * request handling being ordered, the ping is answered after the roots were taken in.
  */
 async function settleRoots(client: Client, rootsListed: Promise<void>, timeoutMs: number): Promise<void> {
-  const asked = await Promise.race([rootsListed.then(() => true), delay(ROOTS_REQUEST_WAIT_MS).then(() => false)]);
+  const asked = await withDeadline(
+    rootsListed.then(() => true),
+    { ms: ROOTS_REQUEST_WAIT_MS, onTimeout: () => false, unref: true },
+  );
   if (!asked) return;
   await delay(ROOTS_SETTLE_MS);
   await client.ping({ timeout: timeoutMs }).catch(() => undefined);

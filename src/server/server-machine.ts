@@ -14,7 +14,7 @@ import { assign, fromCallback, fromPromise, setup, type ActorRefFrom, type Snaps
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { ErrorCode } from '../errors/codes.js';
 import { McpActorsError } from '../errors/mcp-actors-error.js';
-import { restartDelay } from './backoff.js';
+import { restartDelay } from '../timing/backoff.js';
 import { restartsInWindow, withinIntensity } from './restart-intensity.js';
 import type { ConnectEvent, ConnectInput, ConnectionEnded, ServerConnection, ServerExit, ServerHandle } from './server-io.js';
 import { PUBLIC_STATE_OF, type ServerMachineTopState, type ServerState } from './server-states.js';

@@ -16,6 +16,7 @@ import { serverEnvironment } from '../process/server-environment.js';
 import { isTransientSpawnFailure } from './spawn-failure.js';
 import { describeExit, StdioProcessTransport, type ProcessExit } from './stdio-process-transport.js';
 import { prepareConfinement, type PreparedConfinement } from '../process/confinement/confinement-plan.js';
+import { withDeadline } from '../timing/deadline.js';
 
 type ConnectParams = Parameters<CallbackLogicFunction<ServerEvent, ServerEvent, ConnectInput>>[0];
 
@@ -158,10 +159,5 @@ function handshakeError(error: unknown, exit: ProcessExit | undefined, serverNam
 
 /** The exit, if it comes within a moment (a handshake failure often precedes the exit event). */
 function settleSoon(exited: Promise<ProcessExit>): Promise<ProcessExit | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const pause = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), 250);
-    timer.unref();
-  });
-  return Promise.race([exited, pause]).finally(() => clearTimeout(timer));
+  return withDeadline<ProcessExit | undefined>(exited, { ms: 250, onTimeout: () => undefined, unref: true });
 }

@@ -29,6 +29,7 @@ import { groupMembers } from '../process/process-table.js';
 import { LineReader } from './line-reader.js';
 import { StderrTail } from './stderr-tail.js';
 import { confineCommand, type ConfinementPlan } from '../process/confinement/bwrap-command.js';
+import { withDeadline } from '../timing/deadline.js';
 
 export interface StdioProcessOptions {
   readonly command: string;
@@ -424,13 +425,10 @@ export class StdioProcessTransport implements Transport {
 
   #leaderExitsWithin(ms: number): Promise<boolean> {
     if (this.#leaderExit) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      void this.#leaderExited.then(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+    return withDeadline(
+      this.#leaderExited.then(() => true),
+      { ms, onTimeout: () => false },
+    );
   }
 
   #onLeaderExit(code: number | null, signal: NodeJS.Signals | null): void {
@@ -465,7 +463,7 @@ export class StdioProcessTransport implements Transport {
         );
       }
     }
-    await Promise.race([this.#streamsDone, delay(STREAM_DRAIN_TIMEOUT_MS)]);
+    await withDeadline(this.#streamsDone, { ms: STREAM_DRAIN_TIMEOUT_MS, onTimeout: () => undefined });
     // Release the pipes even if something outside the group still holds them, so they cannot keep
     // the host's event loop alive.
     this.#stdin?.destroy();

@@ -25,6 +25,7 @@ import type { ClientConnection } from './client-connection.js';
 import { handshake } from './connect-client.js';
 import { answeredVersion, interceptMessages } from './protocol-version.js';
 import { StartHandOver } from './start-hand-over.js';
+import { withDeadline } from '../timing/deadline.js';
 
 /**
  * Makes a fresh transport for one connection attempt (each restart asks again). Under `McpClient`
@@ -38,10 +39,6 @@ function isJsonRpc(message: unknown): message is JSONRPCMessage {
   if (typeof message !== 'object' || message === null) return false;
   const m = message as Record<string, unknown>;
   return m.jsonrpc === '2.0' && (typeof m.method === 'string' || ('id' in m && ('result' in m || 'error' in m)));
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**
@@ -99,8 +96,10 @@ function connectWith(makeTransport: TransportFactory, realConfig: ResolvedServer
       (closing ??= (async () => {
         const made = await madeTransport.catch(() => undefined);
         if (!made || transportState.closed) return;
-        const done = made.close().catch(() => undefined);
-        await Promise.race([done, pause(waitMs)]);
+        await withDeadline(
+          made.close().catch(() => undefined),
+          { ms: waitMs, onTimeout: () => undefined, unref: true },
+        );
       })());
     const handle: ServerHandle = {
       pid: undefined,

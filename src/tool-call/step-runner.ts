@@ -9,7 +9,7 @@
  */
 import { fixedMove, reasonText, type CallState, type CallStep, type Move, type StepName, type StepScope } from './call-flow.js';
 import { LinkedCallSignal, type CallSignal } from '../registry/call-signal.js';
-import { timeoutReason, withDeadline } from './deadline.js';
+import { timeoutReason, withDeadline } from '../timing/deadline.js';
 import type { ToolCallSteps } from './tool-call-steps.js';
 
 /**

@@ -6,7 +6,7 @@
 import type { Authorization, CommitReport, RollbackReport, ToolCallInput } from './tool-call-io.js';
 import { CALL_SIGNAL, KEEPS_OWN_DEADLINE, VALIDATED_AGAINST, type InvokeOptions, type ToolResult } from '../registry/tool-descriptor.js';
 import type { CallSignal } from '../registry/call-signal.js';
-import { withDeadline } from './deadline.js';
+import { withDeadline } from '../timing/deadline.js';
 import type { JsonSchema } from '../registry/json-schema-validators.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { SandboxWorkspace } from '../sandbox/sandbox-workspace.js';

@@ -3,7 +3,9 @@
  * its timer and its listener, however the wait ends (cockatiel's one `TimeoutPolicy`, the SDK's
  * `Protocol.request` that owns its timeout and its cancel). Every wait with a deadline uses it: the
  * tool call's step runner (`step-runner.ts`, both paths), the in-process server's handler, the MCP
- * client's wait for a shared listing, the rollback's grace for a tool still running.
+ * client's wait for a shared listing, the rollback's grace for a tool still running, and the
+ * server's bounded waits that go on after them (an exit after a failed handshake, a server asking
+ * for roots, a transport's close, a stdio server's stop steps, an HTTP session's end).
  *
  * The work itself is left running: what a timeout or a cancel does to it (abort its signal) is the
  * caller's `onTimeout` / `onAbort`, which also say what the wait ends with — a value, or a throw.
@@ -27,6 +29,8 @@ export interface DeadlineOptions<T> {
   readonly onAbort?: ((reason: unknown) => T) | undefined;
   /** Names the wait in the default errors ("the call", `call "echo" on server "s"`). */
   readonly what?: string | undefined;
+  /** The timer does not keep the process alive (a grace wait during a close, not a call's limit). */
+  readonly unref?: boolean | undefined;
 }
 
 /** setTimeout fires at once for anything longer (a 32-bit overflow), so such a deadline is no deadline. */
@@ -81,7 +85,10 @@ export function withDeadline<T>(work: PromiseLike<T> | (() => T | PromiseLike<T>
         fail(error);
       }
     };
-    if (timed) timer = setTimeout(() => endWith(onTimeoutOf(options)), Math.max(0, ms));
+    if (timed) {
+      timer = setTimeout(() => endWith(onTimeoutOf(options)), Math.max(0, ms));
+      if (options.unref === true) timer.unref();
+    }
     if (signal !== undefined) unlisten = listen(signal, (reason) => endWith(() => onAbortOf(options)(reason)));
     thenable.then(
       (value) => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../../src/errors/codes.js';
 import { isMcpActorsError } from '../../../src/errors/mcp-actors-error.js';
 import { LinkedCallSignal } from '../../../src/registry/call-signal.js';
-import { MAX_TIMER_MS, timeoutReason, withDeadline } from '../../../src/tool-call/deadline.js';
+import { MAX_TIMER_MS, timeoutReason, withDeadline } from '../../../src/timing/deadline.js';
 
 /** A promise and its settlers, for work that ends when the test says. */
 function later<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
@@ -134,6 +134,19 @@ describe('withDeadline, the one deadline', () => {
     await vi.advanceTimersByTimeAsync(10);
     work.resolve('in time');
     await expect(waiting).resolves.toBe('in time');
+  });
+
+  it('keeps the process alive for its timer unless told it is a grace wait (unref)', async () => {
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    const held = withDeadline(later<string>().promise, { ms: 1_000, onTimeout: () => 'limit' });
+    const grace = withDeadline(later<string>().promise, { ms: 1_000, onTimeout: () => 'went on', unref: true });
+    const [limit, graceTimer] = armed.mock.results.map((result) => result.value as NodeJS.Timeout);
+    expect(limit?.hasRef()).toBe(true);
+    expect(graceTimer?.hasRef()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(held).resolves.toBe('limit');
+    await expect(grace).resolves.toBe('went on');
+    armed.mockRestore();
   });
 
   it('says why a timed-out call’s signal was aborted as a TimeoutError', () => {
