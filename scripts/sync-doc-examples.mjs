@@ -5,44 +5,21 @@
  * `// #region <name>` … `// #endregion <name>`), as test/front-door/docs-examples.test.ts asks.
  * Run it after editing (or formatting) an example file.
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-const docs = [
-  'README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
-
-function exampleText(path, region) {
-  const text = readFileSync(join(root, path), 'utf8');
-  if (!region) return text;
-  const open = `// #region ${region}\n`;
-  const start = text.indexOf(open);
-  const end = text.indexOf(`// #endregion ${region}`, start);
-  if (start === -1 || end === -1) throw new Error(`${path} has no "// #region ${region}" ... "// #endregion ${region}"`);
-  return text.slice(start + open.length, end);
-}
+import { blocksOf, docFiles, exampleText, repoRoot } from './doc-blocks.mjs';
 
 let changed = 0;
-for (const doc of docs) {
-  const lines = readFileSync(join(root, doc), 'utf8').split('\n');
-  const out = [];
-  for (let i = 0; i < lines.length; i++) {
-    out.push(lines[i]);
-    const marker = /^<!-- example: ([^\s#]+)(?:#(\S+))? -->$/.exec(lines[i] ?? '');
-    if (!marker || !/^```\S*\s*$/.test(lines[i + 1] ?? '')) continue;
-    const end = lines.findIndex((text, j) => j > i + 1 && text === '```');
-    if (end === -1) throw new Error(`${doc}:${i + 2}: a code block that is never closed`);
-    const body = exampleText(marker[1], marker[2]).replace(/\n$/, '').split('\n');
-    const old = lines.slice(i + 2, end);
-    if (old.join('\n') !== body.join('\n')) changed += 1;
-    out.push(lines[i + 1], ...body, '```');
-    i = end;
+for (const doc of docFiles) {
+  const marked = blocksOf(doc).filter((block) => block.example);
+  if (marked.length === 0) continue;
+  const lines = readFileSync(join(repoRoot, doc), 'utf8').split('\n');
+  // From the last block up, so that each replacement leaves the earlier blocks' lines where they were.
+  for (const block of marked.reverse()) {
+    const body = exampleText(block.example.path, block.example.region).replace(/\n$/, '').split('\n');
+    if (block.code !== `${body.join('\n')}\n`) changed += 1;
+    lines.splice(block.line, block.endLine - block.line - 1, ...body);
   }
-  writeFileSync(join(root, doc), out.join('\n'));
+  writeFileSync(join(repoRoot, doc), lines.join('\n'));
 }
 console.log(`docs:sync: ${changed} block(s) brought in line with their example files`);

@@ -2,65 +2,14 @@
  * The code blocks and relative links of README.md and docs/*.md, with the line each starts on: what
  * the docs example runner (test/front-door/docs-examples.test.ts, test/system/docs-examples.system.ts) checks.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../scripts/doc-blocks.mjs';
 
-export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-/** README.md and every docs/*.md, as paths relative to the repository root. */
-export const docFiles: readonly string[] = [
-  'README.md',
-  ...readdirSync(join(repoRoot, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
-
-export interface DocBlock {
-  /** The doc, relative to the repository root. */
-  readonly doc: string;
-  /** The line of the opening fence, 1-based. */
-  readonly line: number;
-  readonly lang: string;
-  readonly code: string;
-  /** `<!-- example: <path>[#region] -->` on the line right above the fence. */
-  readonly example?: { readonly path: string; readonly region?: string };
-}
+// One reader of blocks and examples, shared with `npm run docs:sync` (a plain script on Node 20).
+export { blocksOf, docFiles, exampleText, repoRoot, type DocBlock } from '../../scripts/doc-blocks.mjs';
 
 export const SCRIPT_LANGS: ReadonlySet<string> = new Set(['js', 'javascript', 'mjs', 'ts', 'typescript']);
-
-export function blocksOf(doc: string): DocBlock[] {
-  const lines = readFileSync(join(repoRoot, doc), 'utf8').split('\n');
-  const blocks: DocBlock[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i] ?? '');
-    if (!open) continue;
-    const end = lines.findIndex((text, j) => j > i && text === '```');
-    if (end === -1) throw new Error(`${doc}:${String(i + 1)}: a code block that is never closed`);
-    const marker = /^<!-- example: ([^\s#]+)(?:#(\S+))? -->$/.exec(lines[i - 1] ?? '');
-    blocks.push({
-      doc,
-      line: i + 1,
-      lang: open[1] ?? '',
-      code: lines.slice(i + 1, end).join('\n') + '\n',
-      ...(marker?.[1] ? { example: { path: marker[1], ...(marker[2] ? { region: marker[2] } : {}) } } : {}),
-    });
-    i = end;
-  }
-  return blocks;
-}
-
-/** The text between `// #region <name>` and `// #endregion <name>` of a file, or the whole file. */
-export function exampleText(path: string, region?: string): string {
-  const text = readFileSync(join(repoRoot, path), 'utf8');
-  if (!region) return text;
-  const open = `// #region ${region}\n`;
-  const start = text.indexOf(open);
-  const end = text.indexOf(`// #endregion ${region}`, start);
-  if (start === -1 || end === -1) throw new Error(`${path} has no "// #region ${region}" ... "// #endregion ${region}"`);
-  return text.slice(start + open.length, end);
-}
 
 /** Relative links `[text](target)` outside code, with their lines. */
 export function linksOf(doc: string): { line: number; target: string }[] {
