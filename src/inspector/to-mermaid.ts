@@ -21,7 +21,13 @@ interface TransitionLike {
 
 export function toMermaid(machine: AnyStateMachine): string {
   const lines = ['stateDiagram-v2'];
-  drawChildren(machine.root, lines, '  ');
+  const root = machine.root as unknown as NodeLike;
+  if (Object.keys(root.states).length === 0) {
+    // A machine whose work is all in its root (the server supervisor: one state, each event
+    // answered by an event) draws as that one state, with its transitions.
+    lines.push(`  [*] --> ${machine.id}`);
+    drawTransitions(root, machine.id, lines, '  ');
+  } else drawChildren(root, lines, '  ');
   return lines.join('\n');
 }
 
@@ -45,12 +51,17 @@ function drawChildren(parent: NodeLike, lines: string[], indent: string): void {
   }
   for (const child of children) {
     if (child.type === 'final') lines.push(`${indent}${nameOf(child)} --> [*]`);
-    const transitions = [...child.transitions.values()].flat().concat(child.always ?? []);
-    for (const transition of transitions) {
-      for (const target of transition.target ?? []) {
-        lines.push(`${indent}${nameOf(child)} --> ${nameOf(target)}: ${labelOf(transition)}`);
-      }
-    }
+    drawTransitions(child, nameOf(child), lines, indent);
+  }
+}
+
+/** A node's transitions; one without a target (actions only, the state stays) draws as a self-transition. */
+function drawTransitions(node: NodeLike, name: string, lines: string[], indent: string): void {
+  const transitions = [...node.transitions.values()].flat().concat(node.always ?? []);
+  for (const transition of transitions) {
+    const targets = transition.target === undefined || transition.target.length === 0 ? undefined : transition.target;
+    if (!targets) lines.push(`${indent}${name} --> ${name}: ${labelOf(transition)}`);
+    for (const target of targets ?? []) lines.push(`${indent}${name} --> ${nameOf(target)}: ${labelOf(transition)}`);
   }
 }
 
