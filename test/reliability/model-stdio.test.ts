@@ -13,8 +13,9 @@
  * fail: with 1024 (seed 1991838550) it grew +114 KiB over 106 commands and failed, against
  * +21 KiB without.
  *
- * In `npm test` at most about 200 commands; `npm run reliability` (MCP_ACTORS_RELIABILITY_FULL=1)
- * runs a thousand. The seed is printed; MCP_ACTORS_MODEL_SEED=<seed> replays a run.
+ * Run directly (`npx vitest run test/reliability/model-stdio.test.ts`), at most about 200 commands;
+ * `npm run reliability` (MCP_ACTORS_RELIABILITY_FULL=1), which CI runs, a thousand. `npm test`
+ * leaves it out (vitest.config.ts). The seed is printed; MCP_ACTORS_MODEL_SEED=<seed> replays a run.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
