@@ -137,16 +137,21 @@ describe('withDeadline, the one deadline', () => {
   });
 
   it('keeps the process alive for its timer unless told it is a grace wait (unref)', async () => {
+    // Real timers, spied on and restored here: a spy laid over the fake timers outlived them, and
+    // left a later test file in the same worker (sharing its module cache) with timers that never fire.
+    vi.useRealTimers();
     const armed = vi.spyOn(globalThis, 'setTimeout');
-    const held = withDeadline(later<string>().promise, { ms: 1_000, onTimeout: () => 'limit' });
-    const grace = withDeadline(later<string>().promise, { ms: 1_000, onTimeout: () => 'went on', unref: true });
-    const [limit, graceTimer] = armed.mock.results.map((result) => result.value as NodeJS.Timeout);
-    expect(limit?.hasRef()).toBe(true);
-    expect(graceTimer?.hasRef()).toBe(false);
-    await vi.advanceTimersByTimeAsync(1_000);
-    await expect(held).resolves.toBe('limit');
-    await expect(grace).resolves.toBe('went on');
-    armed.mockRestore();
+    try {
+      const held = withDeadline(later<string>().promise, { ms: 5, onTimeout: () => 'limit' });
+      const grace = withDeadline(later<string>().promise, { ms: 5, onTimeout: () => 'went on', unref: true });
+      const [limit, graceTimer] = armed.mock.results.map((result) => result.value as NodeJS.Timeout);
+      expect(limit?.hasRef()).toBe(true);
+      expect(graceTimer?.hasRef()).toBe(false);
+      await expect(held).resolves.toBe('limit');
+      await expect(grace).resolves.toBe('went on');
+    } finally {
+      armed.mockRestore();
+    }
   });
 
   it('says why a timed-out call’s signal was aborted as a TimeoutError', () => {
