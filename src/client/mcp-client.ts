@@ -182,6 +182,8 @@ export class McpClient implements AsyncDisposable {
   private watchedConnection: ServerConnection | undefined;
   /** The requests in flight on each connection: counted here only (the machine hears the idle/busy edges). */
   private readonly activity = new WeakMap<ServerConnection, Activity>();
+  /** The connections with requests in flight now: a replaced connection's calls may still run. */
+  private readonly busy = new Set<Activity>();
   private disposed = false;
   private readonly redactor: Redactor;
   private readonly host: ServerActorHost | undefined;
@@ -511,6 +513,7 @@ export class McpClient implements AsyncDisposable {
     const activity = this.activityOf(connection);
     const call: InFlightCall = { activity, context };
     activity.calls.add(call);
+    if (activity.calls.size === 1) this.busy.add(activity);
     if (activity.calls.size === 1 && this.config.idleStopMs > 0 && this.serverActor.getSnapshot().context.connection === connection) {
       this.serverActor.send({ type: 'activity.began', callId: activity.id });
     }
@@ -520,21 +523,23 @@ export class McpClient implements AsyncDisposable {
   private callEnded(call: InFlightCall): void {
     const { activity } = call;
     activity.calls.delete(call);
+    if (activity.calls.size === 0) this.busy.delete(activity);
     if (activity.calls.size === 0 && this.config.idleStopMs > 0) this.serverActor.send({ type: 'activity.ended', callId: activity.id });
   }
 
   /**
-   * The context of the current connection's calls in flight when they all belong to one actor
-   * (see `ServerRequestContext.related`): a server asks its questions on the connection it serves.
+   * The context of the calls in flight when they all belong to one actor (see
+   * `ServerRequestContext.related`), on every connection: a question may come from a replaced
+   * connection whose calls still run, and must then not be charged to the new one's actor.
    */
   private relatedContext(): CallContext | undefined {
-    const connection = this.serverActor.getSnapshot().context.connection;
-    const calls = connection ? this.activity.get(connection)?.calls : undefined;
     let related: CallContext | undefined;
-    for (const { context } of calls ?? []) {
-      if (!context) continue; // a host's own request belongs to no actor
-      if (!related) related = context;
-      else if (context.actor !== related.actor || context.tenant !== related.tenant) return undefined;
+    for (const activity of this.busy) {
+      for (const { context } of activity.calls) {
+        if (!context) continue; // a host's own request belongs to no actor
+        if (!related) related = context;
+        else if (context.actor !== related.actor || context.tenant !== related.tenant) return undefined;
+      }
     }
     return related;
   }
